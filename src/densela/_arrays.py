@@ -1,0 +1,199 @@
+"""Arrays in and out: any array type to a zero-copy torch view, the device a call runs on, the result back.
+
+Every public operation goes through ``prepare`` (read and check the arrays), runs its kernels on
+``Call.run_device``, and returns through ``Call.finish`` (result in the type of the first array argument,
+``out`` written in place).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import importlib
+import os
+import warnings
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import torch
+
+INTERPRET = os.environ.get("TRITON_INTERPRET", "0") == "1"
+"""Triton's interpreter runs the kernels on CPU tensors (how CI tests them)."""
+
+Backend = Literal["triton", "torch"]
+INT32_LIMIT = 2**31 - 1
+
+ARRAY_TYPES = "torch.Tensor, numpy.ndarray, cupy.ndarray or an object with __dlpack__"
+
+
+@functools.cache
+def cuda_available() -> bool:
+    """True when a CUDA GPU is usable (checked once per process)."""
+    return torch.cuda.is_available()
+
+
+def as_tensor(op: str, name: str, x: Any, *, writable: bool = False) -> torch.Tensor:
+    """A torch view of ``x`` sharing its memory (a copy only for NumPy inputs with negative strides).
+
+    ``writable`` marks ``out`` arrays: they must be written through, so they are never copied.
+    """
+    if isinstance(x, torch.Tensor):
+        t = x.detach()
+        if t.is_conj() or t.is_neg():
+            if writable:
+                raise ValueError(f"{op}: {name} is a lazily conjugated or negated view; it cannot be written")
+            t = t.resolve_conj().resolve_neg()
+        return t
+    if isinstance(x, np.ndarray):
+        if writable and not x.flags.writeable:
+            raise ValueError(f"{op}: {name} is a read-only NumPy array")
+        if any(s < 0 for s in x.strides):
+            if writable:
+                raise ValueError(f"{op}: {name} has negative strides {x.strides}; pass a view with positive strides")
+            x = x.copy(order="K")
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # read-only inputs: densela never writes them
+                return torch.from_numpy(x)
+        except TypeError as e:
+            raise TypeError(f"{op}: {name} has unsupported NumPy dtype {x.dtype}") from e
+    if hasattr(x, "__dlpack__"):
+        try:
+            return torch.from_dlpack(x)
+        except (BufferError, RuntimeError, TypeError) as e:
+            raise TypeError(f"{op}: {name} could not be read through DLPack: {e}") from e
+    raise TypeError(f"{op}: {name} must be an array ({ARRAY_TYPES}), got {type(x).__name__}")
+
+
+def span(t: torch.Tensor) -> tuple[int, int]:
+    """Byte range [lo, hi) that ``t``'s elements occupy."""
+    if t.numel() == 0:
+        return (0, 0)
+    lo = hi = t.data_ptr()
+    for n, s in zip(t.shape, t.stride()):
+        step = (n - 1) * s * t.element_size()
+        if step < 0:
+            lo += step
+        else:
+            hi += step
+    return lo, hi + t.element_size()
+
+
+def overlaps(x: torch.Tensor, y: torch.Tensor) -> bool:
+    """Whether the memory ranges of ``x`` and ``y`` intersect (conservative for interleaved views)."""
+    if x.device != y.device or x.numel() == 0 or y.numel() == 0:
+        return False
+    (a0, a1), (b0, b1) = span(x), span(y)
+    return a0 < b1 and b0 < a1
+
+
+def needs_int64(*tensors: torch.Tensor) -> bool:
+    """Whether an element offset of any tensor can pass 2**31 - 1, so kernels must index in 64 bits."""
+    return any(sum((n - 1) * abs(s) for n, s in zip(t.shape, t.stride()) if n > 0) > INT32_LIMIT for t in tensors)
+
+
+def _wrap(first: Any, t: torch.Tensor) -> Any:
+    """``t`` as an array of ``first``'s type (zero-copy where the library allows)."""
+    if isinstance(first, torch.Tensor):
+        return t
+    if isinstance(first, np.ndarray):
+        return t.numpy()
+    top = type(first).__module__.split(".")[0]
+    if top in ("jax", "jaxlib"):
+        return importlib.import_module("jax.numpy").from_dlpack(t)
+    module = importlib.import_module(top)
+    from_dlpack = getattr(module, "from_dlpack", None)
+    return from_dlpack(t) if from_dlpack is not None else t
+
+
+@dataclass
+class Call:
+    """One operation's arrays as torch tensors, and where its kernels run.
+
+    ``tensors`` holds the inputs by name (None where an optional one was not given); ``out`` the
+    caller's output view or None. ``device`` is where the data lives, ``run_device`` where the work runs:
+    a CUDA device whenever one exists, else the CPU (Triton's interpreter or PyTorch, per ``backend``).
+    """
+
+    op: str
+    first: Any
+    tensors: dict[str, torch.Tensor | None]
+    out: torch.Tensor | None
+    out_obj: Any
+    device: torch.device
+    run_device: torch.device
+    backend: Backend
+
+    def on_run_device(self, t: torch.Tensor | None) -> torch.Tensor | None:
+        """``t`` where the kernels run (a host-to-GPU copy for host data on a GPU machine)."""
+        if t is None or t.device == self.run_device:
+            return t
+        return t.to(self.run_device)
+
+    def guard(self) -> Any:
+        """Makes ``run_device`` Triton's current device for the launches (a no-op off the GPU)."""
+        if self.run_device.type == "cuda" and self.run_device.index != torch.cuda.current_device():
+            return torch.cuda.device(self.run_device)
+        return contextlib.nullcontext()
+
+    def inputs(self, *names: str) -> list[torch.Tensor | None]:
+        """The named inputs, on the run device."""
+        return [self.on_run_device(self.tensors[n]) for n in names]
+
+    def out_target(self, shape: tuple[int, ...], dtype: torch.dtype, like: torch.Tensor | None = None) -> torch.Tensor:
+        """Where the kernel writes: ``out`` itself when it lives on the run device, else a new array.
+
+        A new array is row-major, or takes ``like``'s memory order when ``like`` is given.
+        """
+        if self.out is not None and self.out.device == self.run_device:
+            return self.out
+        if like is not None and like.ndim == 2 and like.stride(0) < like.stride(1):
+            return torch.empty(shape[::-1], dtype=dtype, device=self.run_device).T
+        return torch.empty(shape, dtype=dtype, device=self.run_device)
+
+    def finish(self, result: torch.Tensor) -> Any:
+        """The caller's ``out`` (written) or ``result`` as an array of the first argument's type."""
+        if self.out is not None:
+            if result is not self.out:
+                self.out.copy_(result)
+            return self.out_obj
+        if result.device != self.device:
+            result = result.to(self.device)
+        return _wrap(self.first, result)
+
+
+def prepare(op: str, arrays: dict[str, Any], out: Any = None, *, out_may_alias: tuple[str, ...] = ()) -> Call:
+    """Read every array, check they share a device and that ``out`` overlaps no input.
+
+    ``arrays`` maps argument names to arrays in signature order (None for optional ones not given); the
+    first array decides the result's type. ``out_may_alias`` names inputs that ``out`` may be (``c`` in
+    ``gemm``): exactly the same view, nothing partial.
+    """
+    tensors = {name: (None if x is None else as_tensor(op, name, x)) for name, x in arrays.items()}
+    present = {name: t for name, t in tensors.items() if t is not None}
+    out_t = None if out is None else as_tensor(op, "out", out, writable=True)
+    present_out = present if out_t is None else dict(present, out=out_t)
+    devices = {name: t.device for name, t in present_out.items()}
+    device = next(iter(devices.values()))
+    if any(d != device for d in devices.values()):
+        listed = ", ".join(f"{name} on {d}" for name, d in devices.items())
+        raise ValueError(f"{op}: arrays are on different devices ({listed})")
+    if device.type not in ("cpu", "cuda"):
+        raise ValueError(f"{op}: arrays on {device} are not supported (CPU and CUDA only)")
+    if out_t is not None:
+        for name, t in present.items():
+            if name in out_may_alias and arrays[name] is out:
+                continue
+            if overlaps(out_t, t):
+                raise ValueError(f"{op}: out overlaps the memory of {name}; pass a separate output array")
+    first = next(x for x in arrays.values() if x is not None)
+    if INTERPRET:
+        run_device, backend = device, "triton"
+    elif device.type == "cuda":
+        run_device, backend = device, "triton"
+    elif cuda_available():
+        run_device, backend = torch.device("cuda", torch.cuda.current_device()), "triton"
+    else:
+        run_device, backend = device, "torch"
+    return Call(op, first, tensors, out_t, out, device, run_device, backend)
