@@ -12,4 +12,4 @@ from densela.gemm import gemm, matmul
 
 __version__ = "0.1.0"
 
-__all__ = ["LinAlgError", "gemm", "matmul", "__version__"]
+__all__ = ["LinAlgError", "__version__", "gemm", "matmul"]

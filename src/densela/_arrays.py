@@ -188,9 +188,7 @@ def prepare(op: str, arrays: dict[str, Any], out: Any = None, *, out_may_alias: 
             if overlaps(out_t, t):
                 raise ValueError(f"{op}: out overlaps the memory of {name}; pass a separate output array")
     first = next(x for x in arrays.values() if x is not None)
-    if INTERPRET:
-        run_device, backend = device, "triton"
-    elif device.type == "cuda":
+    if INTERPRET or device.type == "cuda":
         run_device, backend = device, "triton"
     elif cuda_available():
         run_device, backend = torch.device("cuda", torch.cuda.current_device()), "triton"

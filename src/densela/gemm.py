@@ -134,6 +134,11 @@ def _batched(t: torch.Tensor) -> tuple[int, int, int]:
     return t.stride()
 
 
+def _batch_part(t: torch.Tensor, start: int, count: int) -> torch.Tensor:
+    """Batch entries [start, start + count) of a 3-D operand; a 2-D operand serves every entry."""
+    return t if t.ndim == 2 or count == t.shape[0] else t[start : start + count]
+
+
 def launch_gemm(
     a: torch.Tensor,
     b: torch.Tensor,
@@ -153,9 +158,8 @@ def launch_gemm(
     index_64 = needs_int64(*operands)
     for start in range(0, batch, MAX_GRID_Y):
         count = min(MAX_GRID_Y, batch - start)
-        part = (lambda t: t if t.ndim == 2 else t[start : start + count]) if batch > MAX_GRID_Y else (lambda t: t)
-        pa, pb, po = part(a), part(b), part(out)
-        pc = po if c is None else part(c)
+        pa, pb, po = (_batch_part(t, start, count) for t in (a, b, out))
+        pc = po if c is None else _batch_part(c, start, count)
         gemm_tiles_kernel[(tiles, count)](
             pa, pb, pc, po,
             m, n, k,
