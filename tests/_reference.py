@@ -52,7 +52,7 @@ def poisoned(shape: tuple[int, ...], dtype: torch.dtype, device: str = "cpu", la
 def as_f64(x: object) -> torch.Tensor:
     """Any array as a float64 CPU tensor."""
     if isinstance(x, np.ndarray):
-        return torch.from_numpy(np.asarray(x, dtype=np.float64))
+        return torch.from_numpy(np.array(x, dtype=np.float64))  # a copy: negative strides, read-only arrays
     if not isinstance(x, torch.Tensor):
         x = torch.from_dlpack(x)
     return x.detach().to("cpu", torch.float64)
@@ -109,12 +109,17 @@ def assert_normwise(out: object, ref: torch.Tensor, scale: float, tol: float, wh
 
 def assert_identical(out: object, ref: object, what: str = "") -> None:
     """Bit-exact equality (for permutations such as transposition), NaN payloads compared as bits."""
-    got, want = (torch.from_numpy(x) if isinstance(x, np.ndarray) else torch.from_dlpack(x) for x in (out, ref))
+    got, want = (
+        torch.from_numpy(np.array(x)) if isinstance(x, np.ndarray) else torch.from_dlpack(x) for x in (out, ref)
+    )
     got, want = got.detach().cpu(), want.detach().cpu()
     assert got.shape == want.shape, f"{what}: shape {tuple(got.shape)} != {tuple(want.shape)}"
     assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
-    g = got.contiguous().view(torch.uint8).reshape(*got.shape, -1)
-    w = want.contiguous().view(torch.uint8).reshape(*want.shape, -1)
+    # copied to standard strides first: a "contiguous" tensor may have a size-1 axis with any stride
+    g, w = (
+        torch.empty(t.shape, dtype=t.dtype).copy_(t).view(-1).view(torch.uint8).view(*t.shape, t.element_size())
+        for t in (got, want)
+    )
     if not torch.equal(g, w):
         mism = (g != w).any(dim=-1).nonzero()[:5].tolist()
         raise AssertionError(f"{what}: results differ, first mismatching indices {mism}")

@@ -8,8 +8,10 @@ Example:
 """
 
 from densela._errors import LinAlgError
+from densela.add import add
 from densela.gemm import gemm, matmul
+from densela.transpose import transpose, transpose_
 
 __version__ = "0.1.0"
 
-__all__ = ["LinAlgError", "__version__", "gemm", "matmul"]
+__all__ = ["LinAlgError", "__version__", "add", "gemm", "matmul", "transpose", "transpose_"]

@@ -50,7 +50,7 @@ def check_out(op: str, out: torch.Tensor, shape: tuple[int, ...], dtype: torch.d
         raise TypeError(f"{op}: out has dtype {dtype_name(out.dtype)}, the result is {dtype_name(dtype)}")
     if tuple(out.shape) != tuple(shape):
         raise ValueError(f"{op}: out has shape {tuple(out.shape)}, the result has shape {tuple(shape)}")
-    if any(s == 0 and n > 1 for s, n in zip(out.stride(), out.shape)):
+    if out.numel() > 0 and any(s == 0 and n > 1 for s, n in zip(out.stride(), out.shape)):
         raise ValueError(f"{op}: out has a zero stride (strides {out.stride()}), so elements would alias")
 
 

@@ -38,6 +38,15 @@ _GEMM_BY_ITEMSIZE = {
 }
 
 
+_TILE_BY_ITEMSIZE = {
+    1: TileConfig(64, 64, 4),
+    2: TileConfig(64, 64, 4),
+    4: TileConfig(64, 64, 4),
+    8: TileConfig(32, 64, 4),
+    16: TileConfig(32, 32, 4),
+}
+
+
 def gemm_config(m: int, n: int, k: int, dtype: torch.dtype) -> GemmConfig:
     """Tile configuration for an m x n x k product of ``dtype`` operands."""
     if INTERPRET:
@@ -49,4 +58,4 @@ def tile_config(itemsize: int) -> TileConfig:
     """Tile configuration for a memory-bound 2-D kernel moving ``itemsize``-byte elements."""
     if INTERPRET:
         return TileConfig(16, 16, 1)
-    return TileConfig(64, 64, 4) if itemsize <= 4 else TileConfig(32, 64, 4)
+    return _TILE_BY_ITEMSIZE[itemsize]

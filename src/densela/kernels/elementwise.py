@@ -1,0 +1,74 @@
+"""Elementwise kernels on 2-D tiles (``out = alpha * A + beta * B``) and the tile helpers they share."""
+
+from __future__ import annotations
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def tile_pointers(
+    base, row0, col0, M, N, stride_row, stride_col,
+    INDEX_64: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, VEC: tl.constexpr,
+):  # fmt: skip
+    """Pointers to the BLOCK_M x BLOCK_N tile at (row0, col0) of an M x N matrix, and its in-bounds mask.
+
+    Each item is VEC consecutive words (VEC = 2: the real and imaginary parts of a complex item), so the
+    tile holds BLOCK_M x (BLOCK_N * VEC) words, its column index flattened as ``j * VEC + v``. Strides
+    count items. ``INDEX_64`` widens offsets when the matrix spans more than 2**31 words.
+    """
+    rows = row0 + tl.arange(0, BLOCK_M)
+    flat = tl.arange(0, BLOCK_N * VEC)
+    if INDEX_64:
+        rows = rows.to(tl.int64)
+        flat = flat.to(tl.int64)
+        col0 = col0.to(tl.int64)
+    cols = col0 + flat // VEC
+    if VEC == 1:
+        col_offsets = cols * stride_col
+    else:
+        # Word v of item column col lies at col * stride_col * VEC + v. Written this way, a unit stride_col
+        # (which Triton specializes to the constant 1) folds to col0 * VEC + flat, so the compiler sees the
+        # words of neighbouring items as one contiguous run and coalesces across items.
+        col_offsets = col0 * stride_col * VEC + flat + (flat // VEC) * (stride_col - 1) * VEC
+    ptrs = base + rows[:, None] * stride_row * VEC + col_offsets[None, :]
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    return ptrs, mask
+
+
+@triton.jit
+def upcast(x):
+    """``x`` in the type densela computes it in: float32 for 16-bit floats, float32 and float64 unchanged."""
+    if x.dtype != tl.float64:
+        x = x.to(tl.float32)
+    return x
+
+
+@triton.jit
+def add_tiles_kernel(
+    a_ptr, b_ptr, out_ptr,
+    M, N,
+    stride_am, stride_an,
+    stride_bm, stride_bn,
+    stride_om, stride_on,
+    alpha: tl.float64, beta: tl.float64,
+    INDEX_64: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+):  # fmt: skip
+    """One program computes one BLOCK_M x BLOCK_N tile of ``out = alpha * A + beta * B``, any strides.
+
+    Each load and the store is coalesced along its own unit-stride axis, so operands of different
+    layouts (``A`` and ``B.T``) are read at full width. 16-bit floats are computed in float32 and
+    rounded once; ``alpha`` and ``beta`` arrive as float64 and are rounded to the compute type here.
+    """
+    pid = tl.program_id(0)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    row0 = (pid // tiles_n) * BLOCK_M
+    col0 = (pid % tiles_n) * BLOCK_N
+    a_ptrs, mask = tile_pointers(a_ptr, row0, col0, M, N, stride_am, stride_an, INDEX_64, BLOCK_M, BLOCK_N, 1)
+    b_ptrs, _ = tile_pointers(b_ptr, row0, col0, M, N, stride_bm, stride_bn, INDEX_64, BLOCK_M, BLOCK_N, 1)
+    out_ptrs, _ = tile_pointers(out_ptr, row0, col0, M, N, stride_om, stride_on, INDEX_64, BLOCK_M, BLOCK_N, 1)
+    a = upcast(tl.load(a_ptrs, mask=mask))
+    b = upcast(tl.load(b_ptrs, mask=mask))
+    result = a * tl.full((), alpha, a.dtype) + b * tl.full((), beta, b.dtype)
+    tl.store(out_ptrs, result.to(out_ptr.dtype.element_ty), mask=mask)

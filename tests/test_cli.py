@@ -1,0 +1,111 @@
+"""The ``densela`` command: ``info`` names the backend, ``check`` passes on small sizes and writes JSON."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from densela.check import CheckRow, parse_size
+from densela.cli import BACKEND_CPU, BACKEND_INTERPRETER, main
+
+BACKENDS = ("Triton kernels on ", BACKEND_INTERPRETER, BACKEND_CPU)
+
+
+def run_cli(*args: str, interpret: bool | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m densela.cli ARGS`` in a fresh process; ``interpret`` None keeps TRITON_INTERPRET as it is."""
+    env = dict(os.environ)
+    if interpret is not None:
+        env.pop("TRITON_INTERPRET", None)
+        if interpret:
+            env["TRITON_INTERPRET"] = "1"
+    return subprocess.run(
+        [sys.executable, "-m", "densela.cli", *args], capture_output=True, text=True, env=env, timeout=300, check=False
+    )
+
+
+def test_info_prints_versions_and_backend(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["info"]) == 0
+    out = capsys.readouterr().out
+    first = out.splitlines()[0]
+    assert first.startswith("backend: ")
+    assert first.removeprefix("backend: ").startswith(BACKENDS)
+    for name in ("python", "densela", "torch", "triton", "numpy", "cupy"):
+        assert f"\n{name}: " in out
+
+
+def test_info_json_has_the_fields(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["info", "--json"]) == 0
+    env = json.loads(capsys.readouterr().out)
+    assert env["backend"].startswith(BACKENDS)
+    assert set(env["versions"]) == {"densela", "torch", "triton", "numpy", "cupy"}
+    assert env["versions"]["densela"] is not None
+    assert isinstance(env["gpus"], list)
+    for gpu in env["gpus"]:
+        assert set(gpu) == {"index", "name", "compute_capability", "sm_count", "memory_gib"}
+
+
+def test_info_backend_follows_triton_interpret() -> None:
+    done = run_cli("info", "--json", interpret=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["backend"] == BACKEND_INTERPRETER
+
+
+def test_check_small_passes_and_writes_json(tmp_path) -> None:
+    # Without TRITON_INTERPRET: on a machine without a GPU, check must switch the interpreter on itself.
+    path = tmp_path / "check.json"
+    done = run_cli("check", "--size", "small", "--json", str(path), interpret=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "densela check: " in done.stdout
+    record = json.loads(path.read_text())
+    assert set(record) == {"environment", "size", "timing", "rows", "passed"}
+    assert record["passed"] is True
+    assert record["size"] == {"m": 64, "n": 48, "k": 40}
+    gpu = bool(record["environment"]["gpus"])
+    if not gpu:
+        assert record["environment"]["backend"] == BACKEND_INTERPRETER
+    rows = record["rows"]
+    assert {row["op"] for row in rows} == {"matmul", "gemm", "transpose", "transpose_", "add"}
+    assert {row["dtype"] for row in rows if row["op"] == "matmul"} == {
+        "float32/ieee",
+        "float32/tf32",
+        "float32/tf32x3",
+        "float16",
+        "bfloat16",
+        "float64",
+    }
+    for row in rows:
+        assert set(row) == {*CheckRow.__dataclass_fields__, "ok"}
+        assert row["ok"] and row["err_densela"] <= row["bound"]
+        assert (row["ms_densela"] is None) == (not gpu)
+    if not gpu:
+        assert "times: need a GPU" in done.stdout
+
+
+def test_check_fails_on_an_error_above_its_bound(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    import densela.check as check
+
+    row = CheckRow("matmul", "a @ b", "2x2x2", "float32/ieee", 1.0, 1e-7, 1e-6, "torch.matmul")
+    monkeypatch.setattr(check, "run_checks", lambda size: [row])
+    assert check.run_check("small") == 1
+    assert "FAIL" in capsys.readouterr().out
+
+
+def test_check_rejects_a_bad_size(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["check", "--size", "huge"])
+    assert exit_info.value.code == 2
+    assert "size must be" in capsys.readouterr().err
+
+
+def test_size_option() -> None:
+    assert parse_size("small", gpu=True) == (64, 48, 40)
+    assert parse_size("large", gpu=False) == (4096, 4096, 4096)
+    assert parse_size("7", gpu=False) == (7, 7, 7)
+    with pytest.raises(ValueError, match="size"):
+        parse_size("huge", gpu=False)
+    with pytest.raises(ValueError, match="positive"):
+        parse_size("0", gpu=False)

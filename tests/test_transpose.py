@@ -1,0 +1,318 @@
+"""transpose and transpose_: bit-exact moves of every item size and layout, scaling, out=, bad input."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given
+from hypothesis import strategies as st
+
+import densela as dl
+import densela._arrays
+from _reference import LAYOUTS, UNIT_ROUNDOFF, Layout, assert_identical, assert_normwise, make, poisoned
+from conftest import DEVICE
+
+TRANSPOSE_MODULE = importlib.import_module("densela.transpose")  # densela.transpose is the function
+
+ITEM_DTYPES = (
+    torch.bool, torch.int8, torch.int16, torch.float16, torch.bfloat16, torch.int32, torch.float32,
+    torch.int64, torch.float64, torch.complex64, torch.complex128,
+)  # fmt: skip
+SCALABLE = (torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.complex64, torch.complex128)
+ODD_SHAPES = ((1, 1), (1, 19), (19, 1), (7, 33), (33, 7), (0, 5), (5, 0))
+
+
+def bits(shape: tuple[int, int], dtype: torch.dtype, device: str = "cpu", layout: Layout = "row") -> torch.Tensor:
+    """Random bit patterns of ``dtype`` (NaNs with payloads, infinities, -0.0 included) laid out as ``make`` does."""
+    if layout in ("strided", "strided_col"):
+        inner: Layout = "col" if layout == "strided_col" else "row"
+        return bits((2 * shape[0], 2 * shape[1]), dtype, device, inner)[::2, ::2]
+    rows, cols = shape if layout == "row" else shape[::-1]
+    if dtype == torch.bool:
+        t = torch.randint(0, 2, (rows, cols), device=device).bool()
+    else:
+        raw = torch.randint(0, 256, (rows, max(cols, 1) * dtype.itemsize), dtype=torch.uint8, device=device)
+        t = raw.view(dtype)[:, :cols]
+    return t if layout == "row" else t.T
+
+
+def fill_poison(shape: tuple[int, int], dtype: torch.dtype, device: str, layout: Layout) -> torch.Tensor:
+    """An output to be overwritten: NaN for float and complex dtypes, else a fixed bit pattern."""
+    if dtype.is_floating_point or dtype.is_complex:
+        return poisoned(shape, dtype, device, layout)
+    return bits(shape, dtype, device, layout).fill_(True if dtype == torch.bool else -7)
+
+
+def memory_order(t: torch.Tensor) -> str:
+    return "col" if t.stride(0) < t.stride(1) else "row"
+
+
+def real_f64(t: torch.Tensor) -> torch.Tensor:
+    """``t`` in float64 on the CPU; complex items as a trailing axis of (real, imaginary)."""
+    t = t.cpu()
+    return torch.view_as_real(t.to(torch.complex128)) if t.is_complex() else t.to(torch.float64)
+
+
+def assert_scaled(out: torch.Tensor, a: torch.Tensor, alpha: float) -> None:
+    """alpha * a.T to within one rounding of out's dtype (16-bit floats: float32 arithmetic, then one rounding)."""
+    real = a.real.dtype if a.is_complex() else a.dtype
+    ref = alpha * real_f64(a).transpose(0, 1)
+    assert_normwise(real_f64(out), ref, float(ref.norm()), 2.0 * UNIT_ROUNDOFF[real], f"alpha={alpha}")
+
+
+@pytest.mark.parametrize("shape", ODD_SHAPES, ids=str)
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", ITEM_DTYPES, ids=str)
+def test_transpose_moves_bits_of_every_item_size(dtype: torch.dtype, layout: Layout, shape, device: str) -> None:
+    a = bits(shape, dtype, device, layout)
+    out = dl.transpose(a)
+    assert isinstance(out, torch.Tensor)
+    assert_identical(out, a.T, f"{dtype} {layout} {shape}")
+    if out.numel() > 1 and 1 not in out.shape:
+        assert memory_order(out) == memory_order(a)
+
+
+def test_transpose_keeps_nan_payloads_and_signed_zeros(device: str) -> None:
+    patterns = np.array([[0x7F800001, 0x7FC12345], [0xFFBADBAD, 0x80000000]], dtype=np.uint32)  # sNaN, qNaN, -0.0
+    a = torch.from_numpy(patterns.view(np.float32)).to(device)
+    assert_identical(dl.transpose(a), a.T)
+
+
+@pytest.mark.parametrize("alpha", [-2.5, 0.0, 3.0])
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", SCALABLE, ids=str)
+def test_transpose_scales(dtype: torch.dtype, layout: Layout, alpha: float, device: str) -> None:
+    a = make((7, 33), torch.complex128 if dtype.is_complex else torch.float64, device, layout).to(dtype)
+    out = dl.transpose(a, alpha=alpha)
+    assert out.dtype == dtype and memory_order(out) == memory_order(a)
+    assert_scaled(out, a, alpha)
+
+
+@pytest.mark.parametrize("out_layout", LAYOUTS)
+@pytest.mark.parametrize("layout", ["row", "col"])
+@pytest.mark.parametrize("dtype", [torch.bool, torch.float16, torch.int32, torch.complex128], ids=str)
+def test_transpose_into_out(dtype: torch.dtype, layout: Layout, out_layout: Layout, device: str) -> None:
+    a = bits((17, 9), dtype, device, layout)
+    out = fill_poison((9, 17), dtype, device, out_layout)
+    strides = out.stride()
+    assert dl.transpose(a, out=out) is out
+    assert out.stride() == strides
+    assert_identical(out, a.T)
+
+
+@pytest.mark.parametrize("out_layout", ["row", "col"])
+def test_transpose_scaled_into_out(out_layout: Layout, device: str) -> None:
+    a = make((20, 3), torch.complex64, device)
+    out = poisoned((3, 20), torch.complex64, device, out_layout)
+    assert dl.transpose(a, out=out, alpha=-0.5) is out
+    assert_scaled(out, a, -0.5)
+
+
+def test_transpose_numpy_in_numpy_out() -> None:
+    a = np.arange(12, dtype=np.int16).reshape(3, 4)
+    out = dl.transpose(a)
+    assert isinstance(out, np.ndarray) and out.flags.c_contiguous
+    np.testing.assert_array_equal(out, a.T)
+    f = np.asfortranarray(a.astype(np.complex128) * (1 + 2j))
+    out = dl.transpose(f, alpha=2.0)
+    assert isinstance(out, np.ndarray) and out.flags.f_contiguous
+    np.testing.assert_array_equal(out, 2.0 * f.T)
+    target = np.full((4, 3), -1, dtype=np.int16)
+    assert dl.transpose(a, out=target) is target
+    np.testing.assert_array_equal(target, a.T)
+
+
+@pytest.mark.parametrize("n", [1, 16, 17, 33])
+@pytest.mark.parametrize("layout", ["row", "col"])
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int8, torch.float32, torch.complex128], ids=str)
+def test_transpose_inplace_square(dtype: torch.dtype, layout: Layout, n: int, device: str) -> None:
+    a = bits((n, n), dtype, device, layout)
+    expected, strides = a.T.clone(), a.stride()
+    assert dl.transpose_(a) is a
+    assert a.stride() == strides
+    assert_identical(a, expected, f"{dtype} {layout} n={n}")
+
+
+def test_transpose_inplace_numpy() -> None:
+    for a in (np.arange(9.0).reshape(3, 3), np.asfortranarray(np.arange(289, dtype=np.int8).reshape(17, 17))):
+        expected = a.T.copy()
+        assert dl.transpose_(a) is a
+        np.testing.assert_array_equal(a, expected)
+
+
+def test_transpose_inplace_empty(device: str) -> None:
+    a = torch.empty((0, 0), device=device)
+    assert dl.transpose_(a) is a
+
+
+@pytest.mark.parametrize("layout", ["row", "col"])
+def test_transpose_inplace_rectangular_is_planned(layout: Layout, device: str) -> None:
+    a = make((3, 5), torch.float32, device, layout)
+    before = a.clone()
+    with pytest.raises(NotImplementedError, match=r"3 x 5.*issue 5.*densela\.transpose\(a\)"):
+        dl.transpose_(a)
+    assert_identical(a, before)
+
+
+def test_transpose_inplace_workspace_bytes() -> None:
+    assert dl.transpose_.workspace_bytes((1000, 1000), torch.float32) == 0
+    assert dl.transpose_.workspace_bytes((0, 0), np.float64) == 0
+    with pytest.raises(NotImplementedError, match="issue 5"):
+        dl.transpose_.workspace_bytes((3, 5), torch.float32)
+    with pytest.raises(ValueError, match="two sizes"):
+        dl.transpose_.workspace_bytes((3, 3, 3), torch.float32)
+
+
+@pytest.mark.parametrize(
+    ("make_a", "error", "match"),
+    [
+        pytest.param(lambda d: make((4, 4), torch.float32, d, "strided"), ValueError, "non-contiguous", id="strided"),
+        pytest.param(lambda d: make((4, 6), torch.float32, d)[:, :4], ValueError, "non-contiguous", id="sliced"),
+        pytest.param(lambda d: make((4, 4), torch.float32, d)[0], ValueError, "2-D", id="1-D"),
+        pytest.param(lambda d: [[1.0, 2.0], [3.0, 4.0]], TypeError, "must be an array", id="list"),
+        pytest.param(lambda d: np.broadcast_to(np.eye(3), (3, 3)), ValueError, "read-only", id="read-only"),
+        pytest.param(lambda d: np.eye(3)[::-1], ValueError, "negative strides", id="reversed"),
+    ],
+)
+def test_transpose_inplace_bad_input(make_a, error: type, match: str, device: str) -> None:
+    a = make_a(device)
+    before = a.clone() if isinstance(a, torch.Tensor) else np.array(a)
+    with pytest.raises(error, match=match):
+        dl.transpose_(a)
+    if isinstance(a, torch.Tensor):
+        assert_identical(a, before)
+    else:
+        np.testing.assert_array_equal(a, before)
+
+
+def _f32(shape: tuple[int, ...], device: str) -> torch.Tensor:
+    return make(shape, torch.float32, device)
+
+
+def _nan(shape: tuple[int, ...], device: str, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    return poisoned(shape, dtype, device)
+
+
+def _square_and_out(device: str, transposed: bool) -> tuple[torch.Tensor, torch.Tensor, dict]:
+    a = _f32((4, 4), device)
+    return a, (a.T if transposed else a), {}
+
+
+@pytest.mark.parametrize(
+    ("build", "error", "match"),
+    [
+        pytest.param(lambda d: ([[1.0, 2.0]], _nan((2, 1), d), {}), TypeError, "must be an array", id="list"),
+        pytest.param(
+            lambda d: (np.ones((3, 4), np.longdouble), _nan((4, 3), d), {}), TypeError, "NumPy dtype", id="longdouble"
+        ),
+        pytest.param(lambda d: (_f32((4,), d), _nan((4, 1), d), {}), ValueError, "2-D", id="1-D"),
+        pytest.param(lambda d: (_f32((2, 3, 4), d), _nan((4, 3), d), {}), ValueError, "2-D", id="3-D"),
+        pytest.param(
+            lambda d: (_f32((3, 4), d).to(torch.int32), _nan((4, 3), d).to(torch.int32), {"alpha": 2.0}),
+            TypeError,
+            "int32",
+            id="alpha-on-int",
+        ),
+        pytest.param(
+            lambda d: (_f32((3, 4), d) > 0, _nan((4, 3), d) > 0, {"alpha": -1.0}), TypeError, "bool", id="alpha-on-bool"
+        ),
+        pytest.param(
+            lambda d: (_f32((3, 4), d), _nan((4, 3), d), {"alpha": 1j}), TypeError, "real", id="alpha-complex"
+        ),
+        pytest.param(lambda d: (_f32((3, 4), d), _nan((4, 3), d), {"alpha": True}), TypeError, "real", id="alpha-bool"),
+        pytest.param(
+            lambda d: (_f32((3, 4), d), _nan((4, 3), d, torch.float64), {}), TypeError, "dtype", id="out-dtype"
+        ),
+        pytest.param(
+            lambda d: (_f32((3, 4), d), _nan((3, 4), d), {}), ValueError, r"\(3, 4\).*\(4, 3\)", id="out-shape"
+        ),
+        pytest.param(lambda d: _square_and_out(d, False), ValueError, "overlaps", id="out-is-a"),
+        pytest.param(lambda d: _square_and_out(d, True), ValueError, "overlaps", id="out-is-a.T"),
+        pytest.param(
+            lambda d: (torch.empty((3, 4), device="meta"), _nan((4, 3), d), {}), ValueError, "devices", id="devices"
+        ),
+    ],
+)
+def test_transpose_bad_input(build, error: type, match: str, device: str) -> None:
+    a, out, kwargs = build(device)
+    before = out.clone()
+    with pytest.raises(error, match=match):
+        dl.transpose(a, out=out, **kwargs)
+    assert_identical(out, before)
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.float32, torch.complex128], ids=str)
+def test_transpose_int64_offsets(dtype: torch.dtype, device: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The 64-bit offset path that large matrices take, forced on small ones."""
+    monkeypatch.setattr(TRANSPOSE_MODULE, "needs_int64", lambda *tensors: True)
+    a = bits((17, 33), dtype, device, "col")
+    assert_identical(dl.transpose(a), a.T)
+    sq = bits((33, 33), dtype, device)
+    expected = sq.T.clone()
+    dl.transpose_(sq)
+    assert_identical(sq, expected)
+    if dtype.is_complex:
+        z = make((17, 33), dtype, device, "strided")
+        assert_scaled(dl.transpose(z, alpha=0.5), z, 0.5)
+
+
+@pytest.mark.parametrize("fn", ["transpose", "transpose_"])
+def test_transpose_torch_backend(fn: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a GPU and without the interpreter, the same calls run on PyTorch."""
+    monkeypatch.setattr(densela._arrays, "INTERPRET", False)
+    a = bits((5, 5), torch.float32, "cpu", "col")
+    expected = a.T.clone()
+    if fn == "transpose_":
+        assert dl.transpose_(a) is a
+        assert_identical(a, expected)
+    else:
+        assert_identical(dl.transpose(a), expected)
+        z = make((5, 3), torch.complex64, "cpu", "col")
+        assert_scaled(dl.transpose(z, alpha=2.0), z, 2.0)
+
+
+@given(
+    m=st.integers(1, 40),
+    n=st.integers(1, 40),
+    layout=st.sampled_from(LAYOUTS),
+    out_layout=st.sampled_from(LAYOUTS),
+    dtype=st.sampled_from(ITEM_DTYPES),
+    scaled=st.booleans(),
+)
+def test_transpose_property(m: int, n: int, layout: Layout, out_layout: Layout, dtype, scaled: bool) -> None:
+    device = DEVICE
+    a = bits((m, n), dtype, device, layout)
+    out = fill_poison((n, m), dtype, device, out_layout)
+    if scaled and dtype in SCALABLE:
+        a = make((m, n), torch.complex128 if dtype.is_complex else torch.float64, device, layout).to(dtype)
+        dl.transpose(a, out=out, alpha=-1.5)
+        assert_scaled(out, a, -1.5)
+    else:
+        dl.transpose(a, out=out)
+        assert_identical(out, a.T)
+    if m > 1 and n > 1:
+        a_sq = bits((m, m), dtype, device, "col" if layout.endswith("col") else "row")
+        expected = a_sq.T.clone()
+        dl.transpose_(a_sq)
+        assert_identical(a_sq, expected)
+
+
+@pytest.mark.large
+def test_transpose_beyond_int32_indexing(device: str) -> None:
+    m, n = 2**16 + 3, 2**15 + 5  # 2.15e9 int8 elements: offsets pass 2**31
+    a = torch.randint(-128, 128, (m, n), dtype=torch.int8, device=device)
+    assert torch.equal(dl.transpose(a), a.T)
+    col = a.T  # column-major n x m view: the kernel reads down columns
+    assert torch.equal(dl.transpose(col), a)
+
+
+@pytest.mark.large
+def test_transpose_inplace_beyond_int32_indexing(device: str) -> None:
+    n = 46_341  # n * n > 2**31
+    a = torch.randint(-128, 128, (n, n), dtype=torch.int8, device=device)
+    expected = a.T.contiguous()
+    assert dl.transpose_(a) is a
+    assert torch.equal(a, expected)
