@@ -48,10 +48,13 @@ def as_tensor(op: str, name: str, x: Any, *, writable: bool = False) -> torch.Te
     if isinstance(x, np.ndarray):
         if writable and not x.flags.writeable:
             raise ValueError(f"{op}: {name} is a read-only NumPy array")
-        if any(s < 0 for s in x.strides):
+        if any(s < 0 for s in x.strides) or not x.dtype.isnative:
             if writable:
-                raise ValueError(f"{op}: {name} has negative strides {x.strides}; pass a view with positive strides")
-            x = x.copy(order="K")
+                raise ValueError(
+                    f"{op}: {name} cannot be written in place (negative strides {x.strides} or non-native byte "
+                    f"order {x.dtype.str}); pass a positively strided, native-order array"
+                )
+            x = x.astype(x.dtype.newbyteorder("="), order="K")
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)  # read-only inputs: densela never writes them
@@ -100,9 +103,10 @@ def _wrap(first: Any, t: torch.Tensor) -> Any:
     if isinstance(first, np.ndarray):
         return t.numpy()
     top = type(first).__module__.split(".")[0]
-    if top in ("jax", "jaxlib"):
-        return importlib.import_module("jax.numpy").from_dlpack(t)
-    module = importlib.import_module(top)
+    try:
+        module = importlib.import_module("jax.numpy" if top in ("jax", "jaxlib") else top)
+    except ImportError:
+        return t
     from_dlpack = getattr(module, "from_dlpack", None)
     return from_dlpack(t) if from_dlpack is not None else t
 
@@ -163,14 +167,21 @@ class Call:
         return _wrap(self.first, result)
 
 
-def prepare(op: str, arrays: dict[str, Any], out: Any = None, *, out_may_alias: tuple[str, ...] = ()) -> Call:
+def prepare(
+    op: str,
+    arrays: dict[str, Any],
+    out: Any = None,
+    *,
+    optional: tuple[str, ...] = (),
+    out_may_alias: tuple[str, ...] = (),
+) -> Call:
     """Read every array, check they share a device and that ``out`` overlaps no input.
 
-    ``arrays`` maps argument names to arrays in signature order (None for optional ones not given); the
-    first array decides the result's type. ``out_may_alias`` names inputs that ``out`` may be (``c`` in
-    ``gemm``): exactly the same view, nothing partial.
+    ``arrays`` maps argument names to arrays in signature order; those named in ``optional`` may be
+    None. The first array decides the result's type. ``out_may_alias`` names inputs that ``out`` may be
+    (``c`` in ``gemm``): exactly the same object, nothing partial.
     """
-    tensors = {name: (None if x is None else as_tensor(op, name, x)) for name, x in arrays.items()}
+    tensors = {name: (None if x is None and name in optional else as_tensor(op, name, x)) for name, x in arrays.items()}
     present = {name: t for name, t in tensors.items() if t is not None}
     out_t = None if out is None else as_tensor(op, "out", out, writable=True)
     present_out = present if out_t is None else dict(present, out=out_t)

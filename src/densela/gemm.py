@@ -68,7 +68,7 @@ def gemm(
     op = _op
     alpha = _errors.check_scalar(op, "alpha", alpha)
     beta = _errors.check_scalar(op, "beta", beta)
-    call = prepare(op, {"a": a, "b": b, "c": c}, out, out_may_alias=("c",))
+    call = prepare(op, {"a": a, "b": b, "c": c}, out, optional=("c",), out_may_alias=("c",))
     ta, tb, tc = (call.tensors[n] for n in ("a", "b", "c"))
     named = {"a": ta, "b": tb} if tc is None else {"a": ta, "b": tb, "c": tc}
     dtype = _errors.check_same_dtype(op, named, _errors.FLOAT_DTYPES)
