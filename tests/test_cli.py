@@ -9,8 +9,9 @@ import sys
 
 import pytest
 
+from densela._env import BACKEND_CPU, BACKEND_INTERPRETER
 from densela.check import CheckRow, parse_size
-from densela.cli import BACKEND_CPU, BACKEND_INTERPRETER, main
+from densela.cli import main
 
 BACKENDS = ("Triton kernels on ", BACKEND_INTERPRETER, BACKEND_CPU)
 

@@ -24,8 +24,8 @@ import torch
 
 import densela
 from densela import _arrays
+from densela._env import environment
 from densela._errors import dtype_name
-from densela.cli import environment
 
 SMALL = (64, 48, 40)
 LARGE = (4096, 4096, 4096)

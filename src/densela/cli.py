@@ -6,123 +6,14 @@ Run ``densela --help`` for the commands. ``python -m densela.cli`` works the sam
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
-import platform
-import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
-from typing import Any
-
-import torch
 
 from densela import _arrays
-
-BACKEND_GPU = "Triton kernels on {gpu}"
-BACKEND_INTERPRETER = "Triton interpreter on the CPU (TRITON_INTERPRET=1)"
-BACKEND_CPU = "PyTorch on the CPU (no GPU found)"
-
-
-def backend_description() -> str:
-    """Where densela runs its operations in this process, in words.
-
-    Example:
-        >>> from densela.cli import backend_description
-        >>> backend_description().startswith(("Triton kernels on", "Triton interpreter", "PyTorch on the CPU"))
-        True
-    """
-    if _arrays.INTERPRET:
-        return BACKEND_INTERPRETER
-    if _arrays.cuda_available():
-        return BACKEND_GPU.format(gpu=torch.cuda.get_device_name(torch.cuda.current_device()))
-    return BACKEND_CPU
-
-
-def _version(module: str) -> str | None:
-    """The version of an importable module, or None when it is not installed or fails to import."""
-    try:
-        return str(importlib.import_module(module).__version__)
-    except Exception:  # an optional library that is missing or broken is simply absent
-        return None
-
-
-def _driver_version() -> str | None:
-    """The NVIDIA driver version from ``nvidia-smi``, when it is on the PATH."""
-    smi = shutil.which("nvidia-smi")
-    if smi is None:
-        return None
-    try:
-        done = subprocess.run(
-            [smi, "--query-gpu=driver_version", "--format=csv,noheader"],
-            capture_output=True,
-            text=True,
-            timeout=20,
-            check=True,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    lines = done.stdout.strip().splitlines()
-    return lines[0].strip() if lines else None
-
-
-def environment() -> dict[str, Any]:
-    """Versions, GPUs and the backend of this process, as a JSON-ready dict (what ``densela info`` prints).
-
-    Example:
-        >>> from densela.cli import environment
-        >>> env = environment()
-        >>> sorted(env)
-        ['backend', 'cuda', 'driver', 'gpus', 'python', 'triton_interpret', 'versions']
-    """
-    gpus = []
-    if _arrays.cuda_available():
-        for index in range(torch.cuda.device_count()):
-            props = torch.cuda.get_device_properties(index)
-            gpus.append(
-                {
-                    "index": index,
-                    "name": props.name,
-                    "compute_capability": f"{props.major}.{props.minor}",
-                    "sm_count": props.multi_processor_count,
-                    "memory_gib": round(props.total_memory / 2**30, 1),
-                }
-            )
-    return {
-        "backend": backend_description(),
-        "triton_interpret": _arrays.INTERPRET,
-        "python": f"{platform.python_version()} ({platform.python_implementation()}, {platform.machine()})",
-        "versions": {name: _version(name) for name in ("densela", "torch", "triton", "numpy", "cupy")},
-        "gpus": gpus,
-        "cuda": torch.version.cuda,
-        "driver": _driver_version() if gpus else None,
-    }
-
-
-def format_environment(env: dict[str, Any]) -> str:
-    """``environment()`` as the lines ``densela info`` prints.
-
-    Example:
-        >>> from densela.cli import environment, format_environment
-        >>> print(format_environment(environment()))  # doctest: +ELLIPSIS
-        backend: ...
-    """
-    lines = [f"backend: {env['backend']}", f"python: {env['python']}"]
-    for name, version in env["versions"].items():
-        lines.append(f"{name}: {version if version is not None else 'not installed'}")
-    if env["gpus"]:
-        for gpu in env["gpus"]:
-            lines.append(
-                f"gpu {gpu['index']}: {gpu['name']}, compute capability {gpu['compute_capability']}, "
-                f"{gpu['sm_count']} SMs, {gpu['memory_gib']} GiB"
-            )
-    else:
-        lines.append("gpu: none found")
-    lines.append(f"cuda (torch built with): {env['cuda'] or 'none (CPU build)'}")
-    if env["driver"] is not None:
-        lines.append(f"driver: {env['driver']}")
-    return "\n".join(lines)
+from densela._env import environment, format_environment
 
 
 def _info(args: argparse.Namespace) -> int:
