@@ -1,4 +1,4 @@
-# densela: `make test` (lint, tests and doctests in Triton's interpreter), `make demo` (densela check).
+# densela: `make test` (lint, tests and doctests in Triton's interpreter), `make demo` (the benchmark lab's quick suite and its report).
 # Both create .venv when it is missing and install into it; the install is redone only when
 # pyproject.toml or this Makefile changes (stamp files in .venv).
 
@@ -30,7 +30,7 @@ lint: $(TEST_STAMP)
 
 demo: $(BENCH_STAMP)
 	$(VENV)/bin/densela info
-	$(VENV)/bin/densela check
+	$(VENV)/bin/densela bench quick --out demo-output
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)

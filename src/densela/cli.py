@@ -1,4 +1,4 @@
-"""The ``densela`` command: ``densela info`` (versions, GPU, backend) and ``densela check`` (correctness).
+"""The ``densela`` command: ``info``, ``check`` and the benchmark lab (``bench``, ``report``, ``roofline``).
 
 Run ``densela --help`` for the commands. ``python -m densela.cli`` works the same.
 """
@@ -11,6 +11,8 @@ import os
 import subprocess
 import sys
 from collections.abc import Sequence
+from datetime import datetime, timezone
+from pathlib import Path
 
 from densela import _arrays
 from densela._env import environment, format_environment
@@ -22,17 +24,91 @@ def _info(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    if not _arrays.INTERPRET and not _arrays.cuda_available():
-        # Triton reads TRITON_INTERPRET when the kernels are defined, which importing densela has done:
-        # run the check again in a fresh process with the interpreter switched on.
-        print("No GPU found: running the check in Triton's interpreter on the CPU (TRITON_INTERPRET=1).", flush=True)
-        env = dict(os.environ, TRITON_INTERPRET="1")
-        return subprocess.run([sys.executable, "-m", "densela.cli", *argv], env=env, check=False).returncode
+def _interpreter_rerun(what: str, argv: Sequence[str]) -> int | None:
+    """Without a GPU, reruns this command in a fresh process with Triton's interpreter; None on a GPU.
 
+    Triton reads TRITON_INTERPRET when the kernels are defined, which importing densela has done.
+    """
+    if _arrays.INTERPRET or _arrays.cuda_available():
+        return None
+    print(f"No GPU found: running the {what} in Triton's interpreter on the CPU (TRITON_INTERPRET=1).", flush=True)
+    env = dict(os.environ, TRITON_INTERPRET="1")
+    return subprocess.run([sys.executable, "-m", "densela.cli", *argv], env=env, check=False).returncode
+
+
+def _check(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    rerun = _interpreter_rerun("check", argv)
+    if rerun is not None:
+        return rerun
     from densela.check import run_check
 
     return run_check(size=args.size, json_path=args.json)
+
+
+def _bench(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    from densela.bench.suites import SUITES
+
+    if args.list:
+        for suite in SUITES.values():
+            print(f"{suite.name:<22} {len(suite.cases):>4} cases  base {suite.base:<9} {suite.description}")
+        return 0
+    unknown = [name for name in args.suites if name not in SUITES]
+    if unknown:
+        print(f"densela bench: unknown suite(s) {', '.join(unknown)}; see densela bench --list", file=sys.stderr)
+        return 2
+    rerun = _interpreter_rerun("benchmark", argv)
+    if rerun is not None:
+        return rerun
+    from densela.bench.roofline import gpu_slug
+    from densela.bench.run import context, gpu_present, run_suites
+
+    names = args.suites or ["quick"]
+    out = args.out
+    if out is None:
+        where = gpu_slug(context()["gpu"]) if gpu_present() else "no-gpu"
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M")
+        out = Path("bench-results") / where / f"{stamp}-{'+'.join(names)}"
+    rows = run_suites(
+        [SUITES[n] for n in names], out, providers=args.provider, max_seconds=args.max_seconds, progress=not args.quiet
+    )
+    return 0 if rows else 1
+
+
+def _rows_path(results: str) -> Path:
+    """A run folder's rows.jsonl, or the file itself."""
+    path = Path(results)
+    return path / "rows.jsonl" if path.is_dir() else path
+
+
+def _report(args: argparse.Namespace) -> int:
+    from densela.bench.report import write_report
+    from densela.bench.rows import read_rows
+
+    rows_path = _rows_path(args.results)
+    ceilings_path = rows_path.parent / "ceilings.json"
+    ceilings = json.loads(ceilings_path.read_text()) if ceilings_path.exists() else None
+    out = Path(args.out) if args.out else rows_path.parent
+    for path in write_report(read_rows(rows_path), out, ceilings):
+        print(path)
+    return 0
+
+
+def _roofline(args: argparse.Namespace) -> int:
+    if not _arrays.cuda_available():
+        print("densela roofline: measuring ceilings needs a CUDA GPU; none found", file=sys.stderr)
+        return 1
+    from densela.bench import roofline
+
+    c = roofline.ceilings(refresh=args.refresh)
+    print(roofline.format_ceilings(c))
+    if args.results:
+        from densela.bench.report import write_report
+        from densela.bench.rows import read_rows
+
+        rows_path = _rows_path(args.results)
+        for path in write_report(read_rows(rows_path), Path(args.out or rows_path.parent), c):
+            print(path)
+    return 0
 
 
 def _size(text: str) -> str:
@@ -70,6 +146,36 @@ def _parser() -> argparse.ArgumentParser:
         "default: large on a GPU, small otherwise",
     )
     check.add_argument("--json", metavar="PATH", default=None, help="also write the results as JSON to PATH")
+
+    bench = commands.add_parser(
+        "bench",
+        help="run benchmark suites (default: quick) against the vendor libraries; write rows, report and plots",
+        description=(
+            "Runs the named suites (see --list): every case with every provider, base provider first; each row "
+            "has the median time with p20/p80, TFLOP/s or GB/s, %% of the measured ceiling, speedup against the "
+            "base and the error against a float64 reference. Without a GPU, densela runs in Triton's interpreter "
+            "on small shapes (correctness only) and the CPU providers are timed. Ctrl-C keeps what was measured."
+        ),
+    )
+    bench.add_argument("suites", nargs="*", metavar="SUITE", help="suite names (default: quick)")
+    bench.add_argument("--list", action="store_true", help="list the suites and exit")
+    bench.add_argument("--out", default=None, help="output folder (default: bench-results/<gpu>/<date>-<suites>)")
+    bench.add_argument("--provider", action="append", default=None, help="run only this provider (repeatable)")
+    bench.add_argument(
+        "--max-seconds", type=float, default=3.0, help="time limit per measurement while the spread is above 5%%"
+    )
+    bench.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    report = commands.add_parser("report", help="rebuild report.md, results.csv and the plots from saved rows")
+    report.add_argument("results", help="a rows.jsonl file or the folder of a run")
+    report.add_argument("--out", default=None, help="output folder (default: beside the rows)")
+
+    roof = commands.add_parser(
+        "roofline", help="measure this GPU's copy bandwidth and GEMM peaks (cached); plot a run on the roofline"
+    )
+    roof.add_argument("--refresh", action="store_true", help="measure again instead of reading the cache")
+    roof.add_argument("--results", default=None, help="a rows.jsonl file or run folder to plot as points")
+    roof.add_argument("--out", default=None, help="folder for roofline.png (default: beside the rows)")
     return parser
 
 
@@ -86,6 +192,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "info":
         return _info(args)
+    if args.command == "bench":
+        return _bench(args, argv)
+    if args.command == "report":
+        return _report(args)
+    if args.command == "roofline":
+        return _roofline(args)
     return _check(args, argv)
 
 

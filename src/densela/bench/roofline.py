@@ -1,0 +1,122 @@
+"""The GPU's measured ceilings: copy bandwidth and the peak rate of each precision, cached per GPU.
+
+Copy bandwidth: a device-to-device copy of a 2 GiB buffer, counting bytes read plus bytes written. Peak
+rates: cuBLAS (through torch) on 8192^3 random products, float16, bfloat16, float32 FMA, TF32 and float64.
+These are the ceilings every "% of ceiling" column divides by. The cache lives in
+``$XDG_CACHE_HOME/densela`` (default ``~/.cache/densela``), one JSON file per GPU name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import torch
+
+Ceilings = dict[str, Any]
+
+PEAK_SIZE = 8192
+COPY_BYTES = 2 * 2**30
+PRECISIONS = ("float16", "bfloat16", "float32", "tf32", "float64")
+
+
+def gpu_slug(name: str) -> str:
+    """A file-name form of a GPU name: 'NVIDIA H200' -> 'nvidia-h200'.
+
+    Example:
+        >>> gpu_slug("NVIDIA H100 80GB HBM3")
+        'nvidia-h100-80gb-hbm3'
+    """
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+def cache_path(gpu: str) -> Path:
+    root = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "densela"
+    return root / f"ceilings-{gpu_slug(gpu)}.json"
+
+
+def ceiling_key(dtype: str, precision: str | None) -> str:
+    """Which measured peak bounds a product of ``dtype`` in ``precision``.
+
+    Example:
+        >>> ceiling_key("float32", "tf32"), ceiling_key("float64", None)
+        ('tf32', 'float64')
+    """
+    if dtype == "float32" and precision in ("tf32", "tf32x3"):
+        return precision
+    return dtype
+
+
+def peak_for(ceilings: Ceilings, dtype: str, precision: str | None) -> float:
+    """The TFLOP/s ceiling of a product: tf32x3 does three TF32 products per output, so a third of TF32."""
+    key = ceiling_key(dtype, precision)
+    peaks = ceilings["peaks_tflops"]
+    return peaks["tf32"] / 3.0 if key == "tf32x3" else peaks[key]
+
+
+def _copy_ms(device: torch.device) -> float:
+    from triton.testing import do_bench
+
+    src = torch.randn(COPY_BYTES // 4, device=device)
+    dst = torch.empty_like(src)
+    return do_bench(lambda: dst.copy_(src), warmup=25, rep=200, return_mode="median")
+
+
+def measure_ceilings(progress: bool = True) -> Ceilings:
+    """Measures copy bandwidth and the vendor GEMM peaks on the current GPU (about half a minute)."""
+    from triton.testing import do_bench
+
+    device = torch.device("cuda", torch.cuda.current_device())
+    copy_ms = _copy_ms(device)
+    peaks = {}
+    for name in PRECISIONS:
+        if progress:
+            print(f"roofline: measuring the {name} GEMM peak", flush=True)
+        dtype = torch.float32 if name == "tf32" else getattr(torch, name)
+        a = torch.randn(PEAK_SIZE, PEAK_SIZE, device=device, dtype=dtype)
+        b = torch.randn(PEAK_SIZE, PEAK_SIZE, device=device, dtype=dtype)
+        saved = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = name == "tf32"
+        try:
+            ms = do_bench(lambda a=a, b=b: torch.matmul(a, b), warmup=25, rep=200, return_mode="median")
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = saved
+        peaks[name] = 2.0 * PEAK_SIZE**3 / (ms * 1e-3) / 1e12
+    return {
+        "gpu": torch.cuda.get_device_name(device),
+        "copy_gbps": 2.0 * COPY_BYTES / (copy_ms * 1e-3) / 1e9,
+        "peaks_tflops": peaks,
+        "method": f"device copy of {COPY_BYTES >> 30} GiB (read + write); torch.matmul {PEAK_SIZE}^3, do_bench median",
+        "torch": torch.__version__,
+        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def ceilings(refresh: bool = False, progress: bool = True) -> Ceilings:
+    """This GPU's ceilings: from the cache, or measured (and cached) when absent or ``refresh``."""
+    gpu = torch.cuda.get_device_name(torch.cuda.current_device())
+    path = cache_path(gpu)
+    if path.exists() and not refresh:
+        return json.loads(path.read_text())
+    measured = measure_ceilings(progress)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(measured, indent=2) + "\n")
+    return measured
+
+
+def format_ceilings(c: Ceilings) -> str:
+    """The ceilings as a few lines of text.
+
+    Example:
+        >>> print(format_ceilings({"gpu": "G", "copy_gbps": 3000.0, "peaks_tflops": {"float64": 50.0}, "date": "d"}))
+        G (measured d)
+          copy bandwidth  3000 GB/s
+          float64 GEMM    50.0 TFLOP/s
+    """
+    lines = [f"{c['gpu']} (measured {c['date']})", f"  copy bandwidth  {c['copy_gbps']:.0f} GB/s"]
+    lines += [f"  {name + ' GEMM':<15} {value:.1f} TFLOP/s" for name, value in c["peaks_tflops"].items()]
+    return "\n".join(lines)

@@ -1,0 +1,52 @@
+"""The result row: one measurement of one provider on one case, as written to JSON lines.
+
+Fields (None where not applicable):
+- what: ``suite``, ``op``, ``provider``, ``base`` (the suite's base provider), ``shape`` (list),
+  ``label`` (shape as the studies write it), ``size``, ``dtype``, ``precision``, ``layout``;
+- time: ``median_ms``, ``p20_ms``, ``p80_ms``, ``reps`` (timed repetitions), ``spread`` ((p80 - p20) /
+  median), ``noisy`` (spread above the target after the time limit), ``timer`` ("cuda-events" for GPU
+  work, "wall" for CPU work, "interpreter" where Triton's interpreter ran and the time means nothing);
+- rates: ``flops``, ``bytes``, ``tflops`` (TFLOP/s), ``gbps`` (GB/s), ``pct_ceiling`` (percent of the
+  measured ceiling: copy bandwidth for memory-bound ops, the vendor GEMM peak of the precision
+  otherwise), ``ceiling`` (its value and unit as text), ``speedup`` (base median / this median);
+- accuracy against a float64 reference: ``err_max`` (max-norm of the difference), ``err_l2`` (L2 norm of
+  the difference), ``err_rel`` (L2 difference / L2 norm of the reference);
+- transfers: ``h2d_ms``, ``d2h_ms`` (host-to-device copy of the inputs, device-to-host of the result);
+- outcome: ``status`` ("ok", "failed", "skipped"), ``note`` (the error or skip reason);
+- context: ``gpu``, ``driver``, ``cuda``, ``versions`` (dict: python, densela, torch, triton, numpy,
+  cupy), ``git_commit``, ``date`` (ISO 8601, UTC), ``host``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+Row = dict[str, Any]
+
+FIELDS = (
+    "suite", "op", "provider", "base", "shape", "label", "size", "dtype", "precision", "layout",
+    "median_ms", "p20_ms", "p80_ms", "reps", "spread", "noisy", "timer",
+    "flops", "bytes", "tflops", "gbps", "pct_ceiling", "ceiling", "speedup",
+    "err_max", "err_l2", "err_rel", "h2d_ms", "d2h_ms", "status", "note",
+    "gpu", "driver", "cuda", "versions", "git_commit", "date", "host",
+)  # fmt: skip
+
+
+def read_rows(path: str | Path) -> list[Row]:
+    """Every row of a JSON-lines results file (blank lines skipped)."""
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def append_row(path: str | Path, row: Row) -> None:
+    """Appends one row and flushes, so an interrupted run keeps everything measured so far."""
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps({k: row.get(k) for k in FIELDS}) + "\n")
+
+
+def iter_ok(rows: Iterable[Row]) -> Iterator[Row]:
+    """The rows that hold a measurement."""
+    return (r for r in rows if r.get("status") == "ok")

@@ -1,0 +1,298 @@
+"""Benchmark suites: named lists of cases reproducing the experiments of the four studies.
+
+A ``Case`` is one operation at one shape and dtype; a ``Suite`` groups the cases of one experiment with
+the providers that run them and the base provider speedups are measured against. ``SUITES`` maps each
+suite's name to it; ``densela bench --list`` prints them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+OPS = ("gemm", "transpose", "add", "lu")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One measurement point.
+
+    ``shape``: gemm (m, n, k) for an m x k times k x n product; transpose and add (m, n); lu (n,) for one
+    n x n matrix or (batch, n) for a batch. ``precision`` is the float32 mode of gemm ("ieee", "tf32",
+    "tf32x3"), None otherwise. ``layout``: "row", or for gemm "nn"/"nt"/"tn"/"tt" (which operands are
+    supplied transposed), for add "row+col" (second operand transposed), for transpose "col".
+    ``transfers``: also time the host-to-device and device-to-host copies of the data.
+    """
+
+    op: str
+    shape: tuple[int, ...]
+    dtype: str
+    precision: str | None = None
+    layout: str = "row"
+    transfers: bool = False
+
+    @property
+    def label(self) -> str:
+        """The shape as the studies write it: '100x50 * 50x100' for a product, '1000x500' otherwise."""
+        if self.op == "gemm":
+            m, n, k = self.shape
+            return f"{m}x{k} * {k}x{n}"
+        if self.op == "lu" and len(self.shape) == 2:
+            return f"{self.shape[0]} x {self.shape[1]}x{self.shape[1]}"
+        if self.op == "lu":
+            return f"{self.shape[0]}x{self.shape[0]}"
+        return "x".join(map(str, self.shape))
+
+    @property
+    def size(self) -> int:
+        """A single number to plot against: the largest dimension."""
+        return max(self.shape)
+
+    @property
+    def itemsize(self) -> int:
+        return {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}[self.dtype]
+
+    @property
+    def flops(self) -> float:
+        """Floating-point operations: 2mnk for gemm, 2n^3/3 per LU, one per element scaled or added."""
+        if self.op == "gemm":
+            m, n, k = self.shape
+            return 2.0 * m * n * k
+        if self.op == "lu":
+            batch, n = (1, self.shape[0]) if len(self.shape) == 1 else self.shape
+            return batch * 2.0 * n**3 / 3.0
+        m, n = self.shape
+        return 3.0 * m * n if self.op == "add" else 0.0
+
+    @property
+    def bytes(self) -> float:
+        """The fewest bytes the operation must move: each input read once, each output written once."""
+        s = self.itemsize
+        if self.op == "gemm":
+            m, n, k = self.shape
+            return float(s * (m * k + k * n + m * n))
+        if self.op == "lu":
+            batch, n = (1, self.shape[0]) if len(self.shape) == 1 else self.shape
+            return float(2 * s * batch * n * n)
+        m, n = self.shape
+        return float((2 if self.op == "transpose" else 3) * s * m * n)
+
+    @property
+    def memory_bound(self) -> bool:
+        """Transposition and addition are judged by bandwidth (GB/s), the rest by FLOP/s."""
+        return self.op in ("transpose", "add")
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A named experiment: its cases, the providers compared, and the base of the speedup column.
+
+    ``limits``: (provider, n) pairs: that provider runs only the cases whose ``size`` is at most n (a
+    single-threaded CPU baseline that would take minutes on the large sizes). ``op_bases``: (op, provider)
+    pairs overriding ``base`` for the cases of that op, in a suite that mixes operations.
+    """
+
+    name: str
+    description: str
+    source: str
+    cases: tuple[Case, ...]
+    providers: tuple[str, ...]
+    base: str
+    limits: tuple[tuple[str, int], ...] = ()
+    op_bases: tuple[tuple[str, str], ...] = ()
+
+    def runs(self, provider: str, case: Case) -> bool:
+        """Whether the suite measures ``provider`` on ``case``: it is one of the suite's providers and the
+        case is within the provider's size limit (whether the provider implements the op is the runner's
+        business)."""
+        return provider in self.providers and all(case.size <= n for p, n in self.limits if p == provider)
+
+    def base_for(self, case: Case) -> str:
+        """The provider the speedup of ``case`` is measured against."""
+        return dict(self.op_bases).get(case.op, self.base)
+
+
+_FP32_FP64 = ("float32", "float64")
+
+
+def _cases(
+    op: str, shapes: list[tuple[int, ...]], dtypes: tuple[str, ...], transfers: bool = False
+) -> tuple[Case, ...]:
+    """``op`` at every shape in each dtype, dtype by dtype; float32 GEMM in IEEE arithmetic (the studies' FP32)."""
+    return tuple(
+        Case(op, s, d, "ieee" if op == "gemm" and d == "float32" else None, transfers=transfers)
+        for d in dtypes
+        for s in shapes
+    )
+
+
+# The thesis (000), GEMM (m, n, k) for A (m x k) times B (k x n): HELIOS tables 4.5-4.10 and their GP1
+# repeats 4.11-4.16 list the same five shapes per figure ("the exact same matrix sizes on both systems").
+# The figures plot more sizes than the tables ("Selected Matrix Sizes in Figure 4.x"), but the text never
+# states that sweep, so the suites hold the table sizes. (The OCR garbles table 4.16's 3600x36 * 36x3600
+# heading once and prints it legibly beside.)
+_TNL = "000_a9a52d21cbcd53f4.txt"
+_TNL_STEPS = (100, 1300, 2500, 3700, 5000)
+_TNL_GEMM = {  # kind: (tables, figure title, shapes), each under the shapes as its tables print them
+    # 100x100 * 100x100 .. 5000x5000 * 5000x5000
+    "square": ("4.5, 4.11", "square", [(s, s, s) for s in _TNL_STEPS]),
+    # 100x50 * 50x100 .. 5000x2500 * 2500x5000
+    "wide": ("4.6, 4.12", "wide (incremental width)", [(s, s, s // 2) for s in _TNL_STEPS]),
+    # 50x100 * 100x50 .. 2500x5000 * 5000x2500
+    "tall": ("4.7, 4.13", "tall (incremental height)", [(s // 2, s // 2, s) for s in _TNL_STEPS]),
+    # 20x80 * 80x60, 260x1040 * 1040x780 .. 1000x4000 * 4000x3000
+    "random": ("4.8, 4.14", "random growth", [(m, 3 * m, 4 * m) for m in (20, 260, 500, 740, 1000)]),
+    # 1x100 * 100x1, 12x1200 * 1200x12 .. 50x5000 * 5000x50
+    "thin-1": ("4.9, 4.15", "extremely thin 1", [(m, m, 100 * m) for m in (1, 12, 25, 36, 50)]),
+    # 100x1 * 1x100, 1200x12 * 12x1200 .. 5000x50 * 50x5000
+    "thin-2": ("4.10, 4.16", "extremely thin 2", [(100 * k, 100 * k, k) for k in (1, 12, 25, 36, 50)]),
+}
+# Transposition, (m, n) inputs: HELIOS tables 4.17-4.20 and GP1 repeats 4.21-4.24, three sizes each (the OCR
+# lost table 4.24's middle heading; its HELIOS twin 4.20 reads 5000x50).
+_TNL_TRANSPOSE = {
+    "square": ("4.17, 4.21", [(100, 100), (5000, 5000), (10000, 10000)]),
+    "wide": ("4.18, 4.22", [(50, 100), (2500, 5000), (5000, 10000)]),
+    "tall": ("4.19, 4.23", [(100, 50), (5000, 2500), (10000, 5000)]),
+    "thin": ("4.20, 4.24", [(100, 1), (5000, 50), (10000, 100)]),
+}
+
+# The PA2 report (001): peak GFLOP/s at N = 256 .. 4096 (sections 2c, 3a) and dips where N is not a multiple
+# of the tile (section 4, a plot whose range the report does not give): N = 1000 .. 1100 one by one crosses
+# the multiples of 64 (1024, 1088) and 128 (1024) of its TILEDIM_M/N/K.
+_PA2_N = sorted({256, 512, 1024, 2048, 4096, *range(1000, 1101)})
+
+# The ITU project (002), square n x n in single precision: addition figures 18 (100 .. 1000 step 100) and
+# 23 (1000 .. 10000 step 1000); multiplication figures 29, 31 (100 .. 600 step 100) and 39 (5000); LU
+# figures 46 (100 .. 500 step 100) and 57 (adds 1000); transfer times figure 58.
+_ITU = "002_d8237d968578ef8f.txt"
+_ITU_PROVIDERS = ("densela", "cublas", "numpy", "cpu-seq")
+# Above n = 2000 a single-threaded multiplication or LU takes seconds to minutes per call; addition never does.
+_CPU_SEQ_LIMITS = (("cpu-seq", 2000),)
+
+# The non-square report (004), C = A (n x k) B (k x n): the (n, k) pairs of section 3.1.1, then the k sweep
+# at n = 20480 of section 4.3.3 (figure 7) without (20480, 128), which is in both.
+_NONSQUARE_NK = [
+    (4096, 32),
+    (8192, 48),
+    (12288, 64),
+    (16384, 96),
+    (20480, 128),
+    *((20480, k) for k in (32, 48, 64, 96)),
+]
+
+_QUICK_GEMM_MODES = (
+    ("float16", None),
+    ("bfloat16", None),
+    ("float32", "ieee"),
+    ("float32", "tf32"),
+    ("float32", "tf32x3"),
+    ("float64", None),
+)
+
+_SUITES = [
+    *(
+        Suite(
+            name=f"tnl-gemm-{kind}",
+            description=f"GEMM, the thesis's {title} shapes, float32 and float64, against cuBLAS",
+            source=f"{_TNL} tables {tables}",
+            cases=_cases("gemm", shapes, _FP32_FP64),
+            providers=("densela", "cublas", "cupy"),
+            base="cublas",
+        )
+        for kind, (tables, title, shapes) in _TNL_GEMM.items()
+    ),
+    *(
+        Suite(
+            name=f"tnl-transpose-{kind}",
+            description=(
+                f"Out-of-place transposition, the thesis's {kind} shapes, float32 and float64. The thesis "
+                "compared against MAGMA's magmablas_?transpose, which has no Python binding here: the base is "
+                "torch's x.t().contiguous()"
+            ),
+            source=f"{_TNL} tables {tables}",
+            cases=_cases("transpose", shapes, _FP32_FP64),
+            providers=("densela", "cublas", "cupy"),
+            base="cublas",
+        )
+        for kind, (tables, shapes) in _TNL_TRANSPOSE.items()
+    ),
+    Suite(
+        name="pa2-sgemm",
+        description="Square SGEMM at N = 256 .. 4096 (peak table) and N = 1000 .. 1100 step 1 (divisibility dips)",
+        source="001_93488071d46bd121.txt sections 2c, 3a, 4",
+        cases=_cases("gemm", [(n, n, n) for n in _PA2_N], ("float32",)),
+        providers=("densela", "cublas", "numpy"),
+        base="cublas",
+    ),
+    Suite(
+        name="itu-add",
+        description="Square addition, n = 100 .. 10000, float32, with the host<->device transfer times",
+        source=f"{_ITU} figures 18, 23, 58",
+        cases=_cases("add", [(n, n) for n in [*range(100, 1001, 100), *range(2000, 10001, 1000)]], ("float32",), True),
+        providers=_ITU_PROVIDERS,
+        base="cublas",
+    ),
+    Suite(
+        name="itu-mul",
+        description=(
+            "Square multiplication, n = 100 .. 600 and 5000, float32, with the host<->device transfer times; "
+            "the single-threaded CPU baseline up to n = 2000"
+        ),
+        source=f"{_ITU} figures 29, 31, 39, 58",
+        cases=_cases("gemm", [(n, n, n) for n in [*range(100, 601, 100), 5000]], ("float32",), True),
+        providers=_ITU_PROVIDERS,
+        base="cublas",
+        limits=_CPU_SEQ_LIMITS,
+    ),
+    Suite(
+        name="itu-lu",
+        description=(
+            "LU with partial pivoting, n = 100 .. 1000, float32 and float64, with the host<->device transfer "
+            "times; densela runs once densela.lu_factor exists"
+        ),
+        source=f"{_ITU} figures 46, 57, 58",
+        cases=_cases("lu", [(n,) for n in [*range(100, 501, 100), 1000]], _FP32_FP64, True),
+        providers=("densela", "cusolver", "magma", "numpy", "cpu-seq"),
+        base="cusolver",
+        limits=_CPU_SEQ_LIMITS,
+    ),
+    Suite(
+        name="nonsquare-k",
+        description=(
+            "C = A (n x k) B (k x n) with k << n: (n, k) = (4096, 32) .. (20480, 128), then k = 32 .. 128 at "
+            "n = 20480; float32 and float64"
+        ),
+        source="004_ea279e159205d08a.txt sections 3.1.1, 4.3.3",
+        cases=_cases("gemm", [(n, n, k) for n, k in _NONSQUARE_NK], _FP32_FP64),
+        providers=("densela", "cublas", "cupy", "numpy"),
+        base="cublas",
+    ),
+    Suite(
+        name="quick",
+        description=(
+            "A few shapes of every operation: GEMM in every dtype and float32 mode, transposition, addition "
+            "(also with a transposed operand), LU; under 2 minutes on an H100/H200 including compilation"
+        ),
+        source="densela",
+        cases=(
+            *(Case("gemm", (n, n, n), d, p) for d, p in _QUICK_GEMM_MODES for n in (1024, 4096)),
+            Case("transpose", (4096, 4096), "float32"),
+            Case("transpose", (8192, 2048), "float32"),
+            Case("add", (4096, 4096), "float32"),
+            Case("add", (4096, 4096), "float32", layout="row+col"),
+            Case("lu", (1000,), "float64"),
+            Case("lu", (4096,), "float64"),
+        ),
+        providers=("densela", "cublas", "cusolver", "magma", "numpy"),
+        base="cublas",
+        op_bases=(("lu", "cusolver"),),
+        limits=(("numpy", 1024),),  # the CPU for scale, on the smaller shapes only
+    ),
+]
+SUITES: dict[str, Suite] = {s.name: s for s in _SUITES}
+
+
+def suite_for_interpreter(suite: Suite, cap: int = 64) -> Suite:
+    """The suite with every dimension capped at ``cap`` and the duplicate cases this makes dropped: for runs
+    in Triton's interpreter on the CPU, where only correctness means anything."""
+    cases = {replace(c, shape=tuple(min(d, cap) for d in c.shape)): None for c in suite.cases}
+    return replace(suite, cases=tuple(cases))

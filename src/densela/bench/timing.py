@@ -1,0 +1,113 @@
+"""Timing: medians with p20/p80, repeated until the spread is small or a time limit passes.
+
+GPU work is timed with CUDA events through ``triton.testing.do_bench`` (which also flushes the L2 cache
+before each repetition); CPU work with a wall clock. Warm-up and compilation happen before the timed
+repetitions. The spread is (p80 - p20) / median; a row whose spread stays above the target when time
+runs out is flagged noisy rather than discarded.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+TARGET_SPREAD = 0.05
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Summary of timed repetitions, in milliseconds."""
+
+    median_ms: float
+    p20_ms: float
+    p80_ms: float
+    reps: int
+    timer: str
+
+    @property
+    def spread(self) -> float:
+        return (self.p80_ms - self.p20_ms) / self.median_ms if self.median_ms > 0 else 0.0
+
+    @property
+    def noisy(self) -> bool:
+        return self.spread > TARGET_SPREAD
+
+
+def summarize(samples_ms: Sequence[float], timer: str) -> Timing:
+    """Median, p20 and p80 of ``samples_ms``.
+
+    Example:
+        >>> summarize([1.0, 2.0, 3.0, 4.0, 5.0], "wall").median_ms
+        3.0
+    """
+    p20, median, p80 = np.percentile(np.asarray(samples_ms, dtype=np.float64), [20, 50, 80])
+    return Timing(float(median), float(p20), float(p80), len(samples_ms), timer)
+
+
+def time_gpu(fn: Callable[[], Any], *, max_seconds: float = 3.0, rep_ms: float = 60.0) -> Timing:
+    """Times ``fn`` (which launches GPU work) with CUDA events; repeats until the spread is under target.
+
+    Each round runs ``do_bench`` for about ``rep_ms`` after a warm-up; rounds double in length and
+    their samples pool until the spread is small or ``max_seconds`` have passed.
+    """
+    from triton.testing import do_bench
+
+    fn()  # compilation and first-call work stay out of the samples
+    samples: list[float] = []
+    start = time.perf_counter()
+    while True:
+        samples += do_bench(fn, warmup=10, rep=rep_ms, return_mode="all")
+        timing = summarize(samples, "cuda-events")
+        if not timing.noisy or time.perf_counter() - start > max_seconds:
+            return timing
+        rep_ms *= 2
+
+
+def time_cpu(fn: Callable[[], Any], *, max_seconds: float = 3.0, min_reps: int = 5) -> Timing:
+    """Times ``fn`` (CPU work) with a wall clock after one warm-up call; at least ``min_reps`` repetitions.
+
+    Stops once the spread is under target with at least ``min_reps`` samples and 0.2 s spent, or when
+    ``max_seconds`` have passed (with at least two samples).
+
+    Example:
+        >>> time_cpu(lambda: sum(range(1000)), max_seconds=0.5).reps >= 5
+        True
+    """
+    fn()
+    samples: list[float] = []
+    start = time.perf_counter()
+    while True:
+        t0 = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - t0) * 1e3)
+        elapsed = time.perf_counter() - start
+        timing = summarize(samples, "wall")
+        if len(samples) >= min_reps and elapsed > 0.2 and not timing.noisy:
+            return timing
+        if elapsed > max_seconds and len(samples) >= 2:
+            return timing
+
+
+def time_transfers(host: Sequence[Any], device_result: Any, device: Any, reps: int = 5) -> tuple[float, float]:
+    """Median milliseconds of copying the ``host`` inputs to ``device`` and ``device_result`` back.
+
+    Plain (pageable) host memory, as the studies' ``cudaMemcpy`` calls used; timed with CUDA events.
+    """
+    import torch
+
+    def timed(work: Callable[[], Any]) -> float:
+        times = []
+        for _ in range(reps):
+            begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            begin.record()
+            work()
+            end.record()
+            end.synchronize()
+            times.append(begin.elapsed_time(end))
+        return float(np.median(times))
+
+    return timed(lambda: [t.to(device) for t in host]), timed(lambda: device_result.to("cpu"))

@@ -1,0 +1,266 @@
+"""The benchmark suites: the studies' shapes written out as the studies print them, dtypes, providers, bases,
+size limits, and the interpreter's capped copies. Pure data: nothing here touches a GPU."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from densela.bench.suites import OPS, SUITES, Case, suite_for_interpreter
+
+FP32_FP64 = ["float32", "float64"]
+GEMM_PROVIDERS = ("densela", "cublas", "cupy")
+
+# Thesis 000, tables 4.5-4.10 (HELIOS), repeated with the same shapes in 4.11-4.16 (GP1).
+TNL_GEMM = {
+    "tnl-gemm-square": [
+        "100x100 * 100x100",
+        "1300x1300 * 1300x1300",
+        "2500x2500 * 2500x2500",
+        "3700x3700 * 3700x3700",
+        "5000x5000 * 5000x5000",
+    ],
+    "tnl-gemm-wide": [
+        "100x50 * 50x100",
+        "1300x650 * 650x1300",
+        "2500x1250 * 1250x2500",
+        "3700x1850 * 1850x3700",
+        "5000x2500 * 2500x5000",
+    ],
+    "tnl-gemm-tall": [
+        "50x100 * 100x50",
+        "650x1300 * 1300x650",
+        "1250x2500 * 2500x1250",
+        "1850x3700 * 3700x1850",
+        "2500x5000 * 5000x2500",
+    ],
+    "tnl-gemm-random": [
+        "20x80 * 80x60",
+        "260x1040 * 1040x780",
+        "500x2000 * 2000x1500",
+        "740x2960 * 2960x2220",
+        "1000x4000 * 4000x3000",
+    ],
+    "tnl-gemm-thin-1": [
+        "1x100 * 100x1",
+        "12x1200 * 1200x12",
+        "25x2500 * 2500x25",
+        "36x3600 * 3600x36",
+        "50x5000 * 5000x50",
+    ],
+    "tnl-gemm-thin-2": [
+        "100x1 * 1x100",
+        "1200x12 * 12x1200",
+        "2500x25 * 25x2500",
+        "3600x36 * 36x3600",
+        "5000x50 * 50x5000",
+    ],
+}
+
+# Thesis 000, tables 4.17-4.20 (HELIOS) and 4.21-4.24 (GP1).
+TNL_TRANSPOSE = {
+    "tnl-transpose-square": ["100x100", "5000x5000", "10000x10000"],
+    "tnl-transpose-wide": ["50x100", "2500x5000", "5000x10000"],
+    "tnl-transpose-tall": ["100x50", "5000x2500", "10000x5000"],
+    "tnl-transpose-thin": ["100x1", "5000x50", "10000x100"],
+}
+
+# PA2 report 001, section 2c (N = 256 .. 4096), and the one-by-one sweep for the divisibility dips.
+PA2_N = [256, 512, *range(1000, 1101), 2048, 4096]
+
+# ITU project 002: addition figures 18 and 23, multiplication figures 29/31 and 39, LU figures 46 and 57.
+ITU_ADD_N = [100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000, 10000]
+ITU_MUL_N = [100, 200, 300, 400, 500, 600, 5000]
+ITU_LU_N = [100, 200, 300, 400, 500, 1000]
+
+# Report 004: (n, k) pairs of section 3.1.1, then k = 32, 48, 64, 96 at n = 20480 (section 4.3.3).
+NONSQUARE_LABELS = [
+    "4096x32 * 32x4096",
+    "8192x48 * 48x8192",
+    "12288x64 * 64x12288",
+    "16384x96 * 96x16384",
+    "20480x128 * 128x20480",
+    "20480x32 * 32x20480",
+    "20480x48 * 48x20480",
+    "20480x64 * 64x20480",
+    "20480x96 * 96x20480",
+]
+
+
+def labels(name: str, dtype: str) -> list[str]:
+    return [c.label for c in SUITES[name].cases if c.dtype == dtype]
+
+
+def test_registry_names() -> None:
+    assert set(SUITES) == {
+        *TNL_GEMM,
+        *TNL_TRANSPOSE,
+        "pa2-sgemm",
+        "itu-add",
+        "itu-mul",
+        "itu-lu",
+        "nonsquare-k",
+        "quick",
+    }
+    assert all(s.name == name for name, s in SUITES.items())
+
+
+@pytest.mark.parametrize("name", sorted(SUITES))
+def test_suite_is_well_formed(name: str) -> None:
+    suite = SUITES[name]
+    assert suite.cases and suite.description and suite.source
+    assert len(set(suite.cases)) == len(suite.cases)
+    assert suite.base in suite.providers
+    assert all(p in suite.providers for p, _ in suite.limits)
+    assert all(op in OPS and p in suite.providers for op, p in suite.op_bases)
+    for c in suite.cases:
+        assert c.op in OPS
+        assert all(isinstance(d, int) and d >= 1 for d in c.shape)
+        assert c.itemsize in (2, 4, 8)
+        fp32_gemm = c.op == "gemm" and c.dtype == "float32"
+        assert c.precision in (("ieee", "tf32", "tf32x3") if fp32_gemm else (None,))
+        assert c.precision == "ieee" or not fp32_gemm or name == "quick"  # the studies' FP32 arithmetic
+
+
+@pytest.mark.parametrize("name", sorted(TNL_GEMM))
+def test_tnl_gemm(name: str) -> None:
+    suite = SUITES[name]
+    assert labels(name, "float32") == labels(name, "float64") == TNL_GEMM[name]
+    assert [c.dtype for c in suite.cases] == ["float32"] * 5 + ["float64"] * 5
+    assert {c.op for c in suite.cases} == {"gemm"}
+    assert {(c.dtype, c.precision) for c in suite.cases} == {("float32", "ieee"), ("float64", None)}
+    assert (suite.providers, suite.base, suite.limits) == (GEMM_PROVIDERS, "cublas", ())
+
+
+@pytest.mark.parametrize("name", sorted(TNL_TRANSPOSE))
+def test_tnl_transpose(name: str) -> None:
+    suite = SUITES[name]
+    assert labels(name, "float32") == labels(name, "float64") == TNL_TRANSPOSE[name]
+    assert sorted({c.dtype for c in suite.cases}) == FP32_FP64
+    assert {(c.op, c.precision, c.layout) for c in suite.cases} == {("transpose", None, "row")}
+    assert (suite.providers, suite.base) == (GEMM_PROVIDERS, "cublas")
+    assert "MAGMA" in suite.description
+
+
+def test_pa2_sgemm() -> None:
+    suite = SUITES["pa2-sgemm"]
+    assert [c.shape for c in suite.cases] == [(n, n, n) for n in PA2_N]
+    assert {(c.dtype, c.precision) for c in suite.cases} == {("float32", "ieee")}
+    assert (suite.providers, suite.base) == (("densela", "cublas", "numpy"), "cublas")
+
+
+@pytest.mark.parametrize(
+    ("name", "op", "sizes", "dtypes"),
+    [
+        ("itu-add", "add", ITU_ADD_N, ["float32"]),
+        ("itu-mul", "gemm", ITU_MUL_N, ["float32"]),
+        ("itu-lu", "lu", ITU_LU_N, FP32_FP64),
+    ],
+)
+def test_itu(name: str, op: str, sizes: list[int], dtypes: list[str]) -> None:
+    suite = SUITES[name]
+    square = {"add": lambda n: (n, n), "gemm": lambda n: (n, n, n), "lu": lambda n: (n,)}[op]
+    assert [c.shape for c in suite.cases] == [square(n) for _ in dtypes for n in sizes]
+    assert [c.dtype for c in suite.cases] == [d for d in dtypes for _ in sizes]
+    assert all(c.op == op and c.transfers for c in suite.cases)
+    if op == "lu":
+        assert (suite.providers, suite.base) == (("densela", "cusolver", "magma", "numpy", "cpu-seq"), "cusolver")
+    else:
+        assert (suite.providers, suite.base) == (("densela", "cublas", "numpy", "cpu-seq"), "cublas")
+
+
+def test_nonsquare_k() -> None:
+    suite = SUITES["nonsquare-k"]
+    assert labels("nonsquare-k", "float32") == labels("nonsquare-k", "float64") == NONSQUARE_LABELS
+    assert [c.dtype for c in suite.cases] == ["float32"] * 9 + ["float64"] * 9
+    assert (suite.providers, suite.base) == (("densela", "cublas", "cupy", "numpy"), "cublas")
+
+
+def test_quick_mixes_every_op() -> None:
+    suite = SUITES["quick"]
+    assert {c.op for c in suite.cases} == set(OPS)
+    gemm = {(c.shape, c.dtype, c.precision) for c in suite.cases if c.op == "gemm"}
+    modes = [
+        ("float16", None),
+        ("bfloat16", None),
+        ("float32", "ieee"),
+        ("float32", "tf32"),
+        ("float32", "tf32x3"),
+        ("float64", None),
+    ]
+    assert gemm == {((n, n, n), d, p) for n in (1024, 4096) for d, p in modes}
+    rest = [(c.op, c.shape, c.dtype, c.layout) for c in suite.cases if c.op != "gemm"]
+    assert rest == [
+        ("transpose", (4096, 4096), "float32", "row"),
+        ("transpose", (8192, 2048), "float32", "row"),
+        ("add", (4096, 4096), "float32", "row"),
+        ("add", (4096, 4096), "float32", "row+col"),
+        ("lu", (1000,), "float64", "row"),
+        ("lu", (4096,), "float64", "row"),
+    ]
+    assert set(suite.providers) == {"densela", "cublas", "cusolver", "magma", "numpy"}
+    assert [c.shape for c in suite.cases if suite.runs("numpy", c)] == [(1024, 1024, 1024)] * 6 + [(1000,)]
+    assert {c.op: suite.base_for(c) for c in suite.cases} == {
+        "gemm": "cublas",
+        "transpose": "cublas",
+        "add": "cublas",
+        "lu": "cusolver",
+    }
+    assert not any(c.transfers for c in suite.cases)
+
+
+def test_labels() -> None:
+    assert Case("gemm", (100, 60, 20), "float32").label == "100x20 * 20x60"
+    assert Case("transpose", (1000, 500), "float32").label == "1000x500"
+    assert Case("add", (30, 40), "float32").label == "30x40"
+    assert Case("lu", (128,), "float64").label == "128x128"
+    assert Case("lu", (8, 64), "float64").label == "8 x 64x64"
+
+
+def test_flops_and_bytes() -> None:
+    gemm = Case("gemm", (2, 3, 4), "float32")  # A 2x4, B 4x3, C 2x3
+    assert (gemm.flops, gemm.bytes, gemm.size, gemm.memory_bound) == (48.0, 4.0 * (8 + 12 + 6), 4, False)
+    transpose = Case("transpose", (2, 3), "float64")
+    assert (transpose.flops, transpose.bytes, transpose.memory_bound) == (0.0, 2 * 8 * 6.0, True)
+    add = Case("add", (2, 3), "float16")
+    assert (add.flops, add.bytes, add.memory_bound) == (18.0, 3 * 2 * 6.0, True)
+    lu = Case("lu", (3,), "float64")
+    assert (lu.flops, lu.bytes) == (pytest.approx(18.0), 2 * 8 * 9.0)
+    batched = Case("lu", (5, 3), "float32")
+    assert (batched.flops, batched.bytes, batched.size) == (pytest.approx(90.0), 2 * 4 * 5 * 9.0, 5)
+
+
+@pytest.mark.parametrize("name", sorted(SUITES))
+def test_suite_for_interpreter_caps_sizes(name: str) -> None:
+    suite = SUITES[name]
+    small = suite_for_interpreter(suite)
+    assert (small.name, small.providers, small.base, small.limits) == (
+        suite.name,
+        suite.providers,
+        suite.base,
+        suite.limits,
+    )
+    assert len(set(small.cases)) == len(small.cases) <= len(suite.cases)
+    assert all(max(c.shape) <= 64 for c in small.cases)
+    assert set(small.cases) == {replace(c, shape=tuple(min(d, 64) for d in c.shape)) for c in suite.cases}
+
+
+def test_suite_for_interpreter_keeps_small_shapes_and_dedups() -> None:
+    small = suite_for_interpreter(SUITES["tnl-gemm-thin-1"], cap=16)
+    assert [c.label for c in small.cases if c.dtype == "float32"] == ["1x16 * 16x1", "12x16 * 16x12", "16x16 * 16x16"]
+    pa2 = suite_for_interpreter(SUITES["pa2-sgemm"])
+    assert [c.shape for c in pa2.cases] == [(64, 64, 64)]
+
+
+def test_runs_limits() -> None:
+    mul = SUITES["itu-mul"]
+    small, large = (next(c for c in mul.cases if c.size == n) for n in (600, 5000))
+    assert mul.runs("cpu-seq", small) and not mul.runs("cpu-seq", large)
+    assert all(mul.runs(p, large) for p in ("densela", "cublas", "numpy"))
+    assert not mul.runs("cupy", small)  # not one of the suite's providers
+    add = SUITES["itu-add"]
+    assert all(add.runs("cpu-seq", c) for c in add.cases)
+    lu = SUITES["itu-lu"]
+    assert lu.runs("cpu-seq", Case("lu", (2000,), "float64"))
+    assert not lu.runs("cpu-seq", Case("lu", (2001,), "float64"))
