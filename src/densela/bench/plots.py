@@ -178,7 +178,7 @@ def _draw_roofs(ax: Any, rows: Sequence[Mapping[str, Any]], bandwidth_tb: float,
     for i, peak in enumerate(ordered):
         close_above = i + 1 < len(ordered) and ordered[i + 1] / peak < 1.3
         ax.plot([peak / bandwidth_tb, hi], [peak, peak], color="0.3", linewidth=1.2)
-        label = f"{'/'.join(by_peak[peak])} {peak:g} TFLOP/s"
+        label = f"{'/'.join(by_peak[peak])} {peak:.0f} TFLOP/s"
         ax.text(hi / 1.1, peak, label, ha="right", va="top" if close_above else "bottom", fontsize=8)
     _log_axis(ax, "x", [lo, hi])
     _log_axis(ax, "y", [bandwidth_tb * lo, *by_peak, *(r["tflops"] for r in rows)])

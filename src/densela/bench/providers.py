@@ -206,8 +206,8 @@ def _cupy_ops() -> dict[str, Builder]:
 def _numpy_ops() -> dict[str, Builder]:
     def host(x: Inputs, name: str) -> np.ndarray:
         t = x[name]
-        if t.dtype == torch.bfloat16:
-            raise NotImplementedError("NumPy has no bfloat16")
+        if t.dtype in (torch.float16, torch.bfloat16):
+            raise NotImplementedError("NumPy has no BLAS for 16-bit floats (float16 products run in C loops)")
         return t.cpu().numpy()
 
     def gemm(case: Case, x: Inputs) -> Callable[[], Any]:

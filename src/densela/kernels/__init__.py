@@ -1,0 +1,1 @@
+"""Triton kernels, one module per family; @triton.jit functions only."""
