@@ -45,23 +45,22 @@ def _version(module: str) -> str | None:
         return None
 
 
-def _driver_version() -> str | None:
-    """The NVIDIA driver version from ``nvidia-smi``, when it is on the PATH."""
-    smi = shutil.which("nvidia-smi")
-    if smi is None:
+def _first_line(program: str, *args: str, cwd: Path | None = None) -> str | None:
+    """The first line a program prints, or None when it is missing, fails or prints nothing."""
+    path = shutil.which(program)
+    if path is None:
         return None
     try:
-        done = subprocess.run(
-            [smi, "--query-gpu=driver_version", "--format=csv,noheader"],
-            capture_output=True,
-            text=True,
-            timeout=20,
-            check=True,
-        )
+        done = subprocess.run([path, *args], cwd=cwd, capture_output=True, text=True, timeout=20, check=True)
     except (OSError, subprocess.SubprocessError):
         return None
     lines = done.stdout.strip().splitlines()
     return lines[0].strip() if lines else None
+
+
+def _driver_version() -> str | None:
+    """The NVIDIA driver version from ``nvidia-smi``, when it is on the PATH."""
+    return _first_line("nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader")
 
 
 def environment() -> dict[str, Any]:
@@ -133,18 +132,4 @@ def git_commit() -> str | None:
         >>> commit is None or len(commit) == 40
         True
     """
-    git = shutil.which("git")
-    if os.environ.get("DENSELA_GIT_COMMIT") or git is None:
-        return os.environ.get("DENSELA_GIT_COMMIT")
-    try:
-        done = subprocess.run(
-            [git, "rev-parse", "HEAD"],
-            cwd=Path(__file__).resolve().parent,
-            capture_output=True,
-            text=True,
-            timeout=20,
-            check=True,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout.strip() or None
+    return os.environ.get("DENSELA_GIT_COMMIT") or _first_line("git", "rev-parse", "HEAD", cwd=Path(__file__).parent)

@@ -12,7 +12,6 @@ length-k dot product grow like sqrt(k) on such data; ``u_in`` is TF32's unit rou
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 from collections.abc import Callable, Iterator, Sequence
@@ -26,6 +25,7 @@ import densela
 from densela import _arrays
 from densela._env import environment
 from densela._errors import dtype_name
+from densela.bench.providers import torch_tf32
 
 SMALL = (64, 48, 40)
 LARGE = (4096, 4096, 4096)
@@ -146,17 +146,6 @@ def relative_error(out: Any, ref: np.ndarray) -> float:
     if not np.isfinite(got).all():
         return math.nan
     return float(np.linalg.norm(got - ref) / max(float(np.linalg.norm(ref)), np.finfo(np.float64).tiny))
-
-
-@contextlib.contextmanager
-def _torch_tf32(enabled: bool) -> Iterator[None]:
-    """Lets torch's float32 matmuls use TF32 (cuBLAS) inside the block only."""
-    before = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = enabled
-    try:
-        yield
-    finally:
-        torch.backends.cuda.matmul.allow_tf32 = before
 
 
 def _matmul_baseline(dtype: torch.dtype, precision: str | None, device: str) -> str:
@@ -306,7 +295,7 @@ def run_checks(size: str | int | None = "small", *, only: Sequence[str] | None =
             case.bound,
             case.baseline,
         )
-        with _torch_tf32(case.tf32):
+        with torch_tf32(case.tf32):
             row.err_torch = relative_error(case.torch(), case.reference)
             if gpu:
                 import triton.testing

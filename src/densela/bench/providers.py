@@ -75,7 +75,8 @@ def transposed_copy(case: Case, a: Any, contiguous: Callable[[Any], Any]) -> Cal
 
 
 @contextlib.contextmanager
-def _torch_tf32(allowed: bool) -> Iterator[None]:
+def torch_tf32(allowed: bool) -> Iterator[None]:
+    """Lets torch's float32 matmuls use TF32 (cuBLAS) inside the block only."""
     saved = torch.backends.cuda.matmul.allow_tf32
     torch.backends.cuda.matmul.allow_tf32 = allowed
     try:
@@ -112,7 +113,7 @@ def _torch_ops(context: Callable[[], contextlib.AbstractContextManager[None]]) -
         tf32 = case.precision == "tf32"
 
         def run() -> Any:
-            with context(), _torch_tf32(tf32):
+            with context(), torch_tf32(tf32):
                 return torch.matmul(a, b)
 
         return run
