@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import densela as dl
+import densela.tuning
 from _reference import (
     LAYOUTS,
     Layout,
@@ -183,6 +184,26 @@ def test_transposition_states(device, dtype, precision, order, trans_a, trans_b,
     kw = dict(alpha=-1.5, beta=0.5, trans_a=trans_a, trans_b=trans_b)
     assert dl.gemm(a, b, c, out=out, precision=precision, **kw) is out
     check(out, a, b, c, precision=precision, **kw, what=f"trans_a={trans_a} trans_b={trans_b}")
+
+
+K_MAJOR_MODES = [(torch.float32, "tf32"), (torch.float32, "tf32x3"), (torch.float64, None)]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype, precision", K_MAJOR_MODES)
+def test_k_major_copy_of_b(device, monkeypatch, dtype, precision, layout):
+    """The path that first copies an N-major B to K-major memory (for wgmma), forced on small shapes."""
+    monkeypatch.setattr(densela.tuning, "K_MAJOR_COPY_FROM_M", {"tf32": 0, "tf32x3": 0, "float64": 0})
+    a, b, c = make((21, 19), dtype, device), make((19, 13), dtype, device, layout), make((21, 13), dtype, device)
+    b_before = b.clone()
+    out = poisoned((21, 13), dtype, device)
+    dl.gemm(a, b, c, alpha=0.5, beta=2.0, out=out, precision=precision)
+    check(out, a, b, c, alpha=0.5, beta=2.0, precision=precision, what=f"B {layout}")
+    assert torch.equal(b, b_before), "B was modified"
+    stack = make((2, 21, 19), dtype, device)
+    batched = dl.matmul(stack, b, precision=precision)
+    for i in range(2):
+        check(batched[i], stack[i], b, precision=precision, what=f"batch {i}, B {layout}")
 
 
 # --- exact fixtures ---------------------------------------------------------------------------------------

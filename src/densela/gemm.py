@@ -11,7 +11,8 @@ import triton.language as tl
 from densela import _errors
 from densela._arrays import INTERPRET, Call, needs_int64, prepare
 from densela.kernels.gemm import gemm_tiles_kernel
-from densela.tuning import gemm_config
+from densela.transpose import launch_transpose
+from densela.tuning import gemm_config, k_major_copy_from
 
 MAX_GRID_Y = 65535  # CUDA's limit on the second grid dimension, which carries the batch
 
@@ -134,6 +135,13 @@ def _batched(t: torch.Tensor) -> tuple[int, int, int]:
     return t.stride()
 
 
+def _k_major_copy(b: torch.Tensor) -> torch.Tensor:
+    """``b`` (k x n) with the same values in K-major memory, copied by densela's transpose kernel."""
+    bt = torch.empty((b.shape[1], b.shape[0]), dtype=b.dtype, device=b.device)
+    launch_transpose(b, bt, 1.0)
+    return bt.T
+
+
 def _batch_part(t: torch.Tensor, start: int, count: int) -> torch.Tensor:
     """Batch entries [start, start + count) of a 3-D operand; a 2-D operand serves every entry."""
     return t if t.ndim == 2 or count == t.shape[0] else t[start : start + count]
@@ -152,7 +160,12 @@ def launch_gemm(
     m, k = a.shape[-2:]
     n = b.shape[-1]
     batch = out.shape[0] if out.ndim == 3 else 1
-    cfg = gemm_config(m, n, k, a.dtype)
+    b_k_major = b.stride(-2) == 1 and n > 1
+    copy_from = k_major_copy_from(a.dtype, precision)
+    if not b_k_major and b.ndim == 2 and copy_from is not None and m >= copy_from and k > 1:
+        b = _k_major_copy(b)
+        b_k_major = True
+    cfg = gemm_config(m, n, k, a.dtype, precision, b_k_major)
     tiles = triton.cdiv(m, cfg.block_m) * triton.cdiv(n, cfg.block_n)
     operands = (a, b, out) if c is None else (a, b, c, out)
     index_64 = needs_int64(*operands)

@@ -36,6 +36,40 @@ _GEMM_BY_ITEMSIZE = {
     4: GemmConfig(128, 128, 32, 8, 8, 3),
     8: GemmConfig(64, 64, 32, 8, 4, 3),
 }
+"""Products whose m * n is under LARGE_MN: tiles small enough to give every SM work."""
+
+LARGE_MN = 2048 * 2048
+"""From this m * n on, the large-tile configurations below fill the GPU."""
+
+_GEMM_LARGE = {
+    # (arithmetic, B is K-major): the best of a sweep at 4096^3 on an NVIDIA H200 (2026-11-21)
+    ("16-bit", False): GemmConfig(128, 256, 64, 8, 8, 4),
+    ("16-bit", True): GemmConfig(256, 128, 64, 8, 8, 3),
+    ("ieee", False): GemmConfig(128, 128, 32, 8, 8, 3),
+    ("ieee", True): GemmConfig(128, 128, 32, 8, 4, 4),
+    ("tf32", False): GemmConfig(256, 128, 32, 8, 8, 3),
+    ("tf32", True): GemmConfig(128, 256, 32, 8, 8, 3),
+    ("tf32x3", False): GemmConfig(128, 64, 32, 8, 4, 4),
+    ("tf32x3", True): GemmConfig(128, 128, 64, 8, 8, 2),
+    ("float64", False): GemmConfig(64, 128, 16, 8, 4, 3),
+    ("float64", True): GemmConfig(128, 64, 16, 8, 4, 3),
+}
+
+K_MAJOR_COPY_FROM_M = {"tf32": 256, "tf32x3": 256, "float64": 2048}
+"""Arithmetic for which a B stored N-major is first copied K-major, from this many rows of A on.
+
+Hopper's wgmma reads 32-bit operands from shared memory only K-major; Triton otherwise transposes B in
+registers and loses its pipelined load (TF32 at 4096^3 on an H200: 138 TFLOP/s with B N-major, 313
+K-major). The copy moves 2 k n itemsize bytes, so it pays once A has enough rows: for TF32 from a few
+hundred, for float64 (whose gain is 7%) from a few thousand."""
+
+
+def _arithmetic(dtype: torch.dtype, precision: str | None) -> str:
+    if dtype.itemsize == 2:
+        return "16-bit"
+    if dtype == torch.float64:
+        return "float64"
+    return precision or "ieee"
 
 
 _TILE_BY_ITEMSIZE = {
@@ -47,11 +81,23 @@ _TILE_BY_ITEMSIZE = {
 }
 
 
-def gemm_config(m: int, n: int, k: int, dtype: torch.dtype) -> GemmConfig:
-    """Tile configuration for an m x n x k product of ``dtype`` operands."""
+def gemm_config(
+    m: int, n: int, k: int, dtype: torch.dtype, precision: str | None = None, b_k_major: bool = False
+) -> GemmConfig:
+    """Tile configuration for an m x n x k product of ``dtype`` operands in ``precision`` (float32).
+
+    ``b_k_major``: B's elements are contiguous along k (a K-major operand).
+    """
     if INTERPRET:
         return _GEMM_INTERPRET
-    return _GEMM_BY_ITEMSIZE[dtype.itemsize]
+    if m * n < LARGE_MN:
+        return _GEMM_BY_ITEMSIZE[dtype.itemsize]
+    return _GEMM_LARGE[_arithmetic(dtype, precision), b_k_major]
+
+
+def k_major_copy_from(dtype: torch.dtype, precision: str | None) -> int | None:
+    """The m from which an N-major B is copied K-major before the product; None: never."""
+    return K_MAJOR_COPY_FROM_M.get(_arithmetic(dtype, precision))
 
 
 def tile_config(itemsize: int) -> TileConfig:
