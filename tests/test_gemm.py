@@ -193,7 +193,7 @@ K_MAJOR_MODES = [(torch.float32, "tf32"), (torch.float32, "tf32x3"), (torch.floa
 @pytest.mark.parametrize("dtype, precision", K_MAJOR_MODES)
 def test_k_major_copy_of_b(device, monkeypatch, dtype, precision, layout):
     """The path that first copies an N-major B to K-major memory (for wgmma), forced on small shapes."""
-    monkeypatch.setattr(densela.tuning, "K_MAJOR_COPY_FROM_M", {"tf32": 0, "tf32x3": 0, "float64": 0})
+    monkeypatch.setattr(densela.tuning, "K_MAJOR_COPY_FROM_M", {"tf32": 0, "tf32x3": 0, "float64": 0})  # all paths
     a, b, c = make((21, 19), dtype, device), make((19, 13), dtype, device, layout), make((21, 13), dtype, device)
     b_before = b.clone()
     out = poisoned((21, 13), dtype, device)

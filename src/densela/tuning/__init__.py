@@ -55,13 +55,13 @@ _GEMM_LARGE = {
     ("float64", True): GemmConfig(128, 64, 16, 8, 4, 3),
 }
 
-K_MAJOR_COPY_FROM_M = {"tf32": 256, "tf32x3": 256, "float64": 2048}
+K_MAJOR_COPY_FROM_M = {"tf32": 256, "tf32x3": 256}
 """Arithmetic for which a B stored N-major is first copied K-major, from this many rows of A on.
 
 Hopper's wgmma reads 32-bit operands from shared memory only K-major; Triton otherwise transposes B in
 registers and loses its pipelined load (TF32 at 4096^3 on an H200: 138 TFLOP/s with B N-major, 313
-K-major). The copy moves 2 k n itemsize bytes, so it pays once A has enough rows: for TF32 from a few
-hundred, for float64 (whose gain is 7%) from a few thousand."""
+K-major). The copy moves 2 k n itemsize bytes, so it pays once A has enough rows. float64 gained 7% at
+4096^3 from a K-major B but lost at 2500^3 and 5000^3 with the copy, so it is not copied."""
 
 
 def _arithmetic(dtype: torch.dtype, precision: str | None) -> str:
