@@ -25,8 +25,8 @@ test: lint
 		--doctest-modules --doctest-glob='*.md' --doctest-ignore-import-errors $(PYTEST_ARGS)
 
 lint: $(TEST_STAMP)
-	$(VENV)/bin/ruff check src tests
-	$(VENV)/bin/ruff format --check src tests
+	$(VENV)/bin/ruff check src tests scripts
+	$(VENV)/bin/ruff format --check src tests scripts
 
 demo: $(BENCH_STAMP)
 	$(VENV)/bin/densela info

@@ -275,7 +275,7 @@ def _group_tables(rows: Sequence[Row]) -> list[str]:
 def _suite_section(suite: str, rows: Sequence[Row], names: dict[GroupKey, list[str]], figures: dict) -> list[str]:
     lines = [f"## {suite}", ""]
     if suite in SUITES:
-        lines += [f"{SUITES[suite].description} Source: {SUITES[suite].source}.", ""]
+        lines += [f"{SUITES[suite].description.rstrip('.')}. Source: {SUITES[suite].source}.", ""]
     base, ops = rows[0]["base"], ", ".join(_distinct(rows, "op"))
     lines += [f"Operations: {ops}. Speedups are against **{base}** (its median time / the provider's).", ""]
     for key, group in _group(rows, _group_key).items():
