@@ -331,6 +331,13 @@ def test_span_of_views():
         pytest.param(lambda x, y: (x[1], x[2]), False, id="different-rows"),
         pytest.param(lambda x, y: (x, y), False, id="different-tensors"),
         pytest.param(lambda x, y: (x[:0], x), False, id="empty"),
+        pytest.param(lambda x, y: (x[2:, :3], x[2:, 3:]), False, id="side-by-side-blocks"),
+        pytest.param(lambda x, y: (x[:2, 3:], x[2:, 3:]), False, id="stacked-blocks"),
+        pytest.param(lambda x, y: (x[1:4, 1:4], x[3:, 3:]), True, id="corner-shared"),
+        pytest.param(lambda x, y: (x[:, ::2], x[:, 1::2]), False, id="interleaved-columns"),
+        pytest.param(lambda x, y: (x[:, ::2], x[:, 2::2]), True, id="shifted-columns"),
+        pytest.param(lambda x, y: (x.T[2:, :3], x.T[2:, 3:]), False, id="column-major-blocks"),
+        pytest.param(lambda x, y: (x.T[:3, :3], x.T[2:, 2:]), True, id="column-major-corner"),
     ],
 )
 def test_overlaps(pick, expected):
@@ -338,6 +345,32 @@ def test_overlaps(pick, expected):
     p, q = pick(x, y)
     assert overlaps(p, q) is expected
     assert overlaps(q, p) is expected
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_blocked_update_in_place_on_blocks_of_one_matrix(device, order):
+    """The trailing update of a blocked factorization: A22 -= A21 @ A12, all three blocks views of A."""
+    a = make((9, 9), torch.float64, device, "col" if order == "F" else "row")
+    k, expected = 4, a.clone()
+    expected[k:, k:] -= expected[k:, :k] @ expected[:k, k:]
+    block = a[k:, k:]
+    dl.gemm(a[k:, :k], a[:k, k:], block, alpha=-1.0, beta=1.0, out=a[k:, k:])  # out: another view object of c
+    assert_normwise(a, expected, float(expected.norm()), 1e-14, "blocked update")
+
+
+def test_out_that_aliases_itself_is_rejected(device):
+    out = torch.full((9,), float("nan"), device=device).as_strided((3, 3), (2, 1))
+    with pytest.raises(ValueError, match="alias"):
+        dl.matmul(make((3, 3), torch.float32, device), make((3, 3), torch.float32, device), out=out)
+    assert torch.isnan(out).all()
+
+
+def test_interleaved_columns_as_out(device):
+    buf = make((6, 8), torch.float32, device)
+    x, y = buf[:, ::2], buf[:, 1::2]
+    expected = 2 * x.double()
+    dl.add(x, x, out=y)
+    assert torch.equal(y.double(), expected)
 
 
 def meta(shape: tuple[int, ...], strides: tuple[int, ...] | None = None) -> torch.Tensor:

@@ -6,6 +6,7 @@ also run. Outputs are poisoned with NaN first so an element a kernel fails to wr
 
 from __future__ import annotations
 
+import importlib
 import itertools
 from collections.abc import Callable
 from typing import Any
@@ -16,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import densela as dl
+import densela._arrays
 import densela.tuning
 from _reference import (
     LAYOUTS,
@@ -193,13 +195,17 @@ K_MAJOR_MODES = [(torch.float32, "tf32"), (torch.float32, "tf32x3"), (torch.floa
 @pytest.mark.parametrize("dtype, precision", K_MAJOR_MODES)
 def test_k_major_copy_of_b(device, monkeypatch, dtype, precision, layout):
     """The path that first copies an N-major B to K-major memory (for wgmma), forced on small shapes."""
-    monkeypatch.setattr(densela.tuning, "K_MAJOR_COPY_FROM_M", {"tf32": 0, "tf32x3": 0, "float64": 0})  # all paths
+    monkeypatch.setattr(densela.tuning, "K_MAJOR_COPY_FROM_M", {"tf32": 0, "tf32x3": 0, "float64": 0})
+    copies = []
+    real_copy = GEMM_MODULE._k_major_copy
+    monkeypatch.setattr(GEMM_MODULE, "_k_major_copy", lambda t: copies.append(t.shape) or real_copy(t))
     a, b, c = make((21, 19), dtype, device), make((19, 13), dtype, device, layout), make((21, 13), dtype, device)
     b_before = b.clone()
     out = poisoned((21, 13), dtype, device)
     dl.gemm(a, b, c, alpha=0.5, beta=2.0, out=out, precision=precision)
     check(out, a, b, c, alpha=0.5, beta=2.0, precision=precision, what=f"B {layout}")
     assert torch.equal(b, b_before), "B was modified"
+    assert len(copies) == (0 if b.stride(0) == 1 else 1), "an N-major B is copied once, a K-major one never"
     stack = make((2, 21, 19), dtype, device)
     batched = dl.matmul(stack, b, precision=precision)
     for i in range(2):
@@ -592,3 +598,48 @@ def test_reference_helpers_can_fail():
     with pytest.raises(AssertionError, match="normwise error"):
         assert_normwise(ref + 1e-3, ref, scale, 1e-6)
     assert as_f64(a.numpy()[::-1]).shape == (2, 2)
+
+
+# --- paths the interpreter reaches only when forced -----------------------------------------------------
+
+
+GEMM_MODULE = importlib.import_module("densela.gemm")
+
+
+@pytest.mark.parametrize("dtype, precision", DP_PARAMS)
+def test_torch_backend(monkeypatch, dtype, precision):
+    """Without a GPU and without the interpreter the same call runs on PyTorch (16-bit in float32)."""
+    monkeypatch.setattr(densela._arrays, "INTERPRET", False)
+    monkeypatch.setattr(densela._arrays, "cuda_available", lambda: False)
+    a, b, c = make((9, 7), dtype), make((11, 7), dtype).T, make((9, 11), dtype, layout="col")
+    out = poisoned((9, 11), dtype)
+    assert dl.gemm(a, b, c, alpha=-0.75, beta=1.5, out=out, precision=precision) is out
+    check(out, a, b, c, alpha=-0.75, beta=1.5, precision=precision, what="torch backend")
+
+
+def test_int64_offsets_path(device, monkeypatch):
+    monkeypatch.setattr(GEMM_MODULE, "needs_int64", lambda *tensors: True)
+    a, b, c = make((3, 19, 21), torch.float32, device), make((21, 17), torch.float32, device, "col"), None
+    check(dl.matmul(a, b), a, b, c, what="INDEX_64 forced")
+
+
+@pytest.mark.parametrize("b_batched", [True, False])
+def test_batch_split_past_the_grid_limit(device, monkeypatch, b_batched):
+    """Batches larger than the grid's second dimension run in chunks (the limit forced down to 2)."""
+    monkeypatch.setattr(GEMM_MODULE, "MAX_GRID_Y", 2)
+    a = make((5, 6, 7), torch.float64, device)
+    b = make((5, 7, 4) if b_batched else (7, 4), torch.float64, device)
+    c = make((5, 6, 4), torch.float64, device)
+    out = poisoned((5, 6, 4), torch.float64, device)
+    dl.gemm(a, b, c, beta=-1.0, out=out)
+    check(out, a, b, c, beta=-1.0, what="chunked batch")
+
+
+@pytest.mark.parametrize("stride", [2**27 - 8, 2**27 + 8])
+def test_k_step_past_int32(device, stride):
+    """A k stride so large that BLOCK_K steps pass 2**31 elements (4 GiB of float16, mostly untouched)."""
+    store = torch.empty(16 * stride + 64, dtype=torch.float16, device=device)
+    a = store.as_strided((2, 17), (1, stride))
+    a.copy_(make((2, 17), torch.float16, device))
+    b = make((17, 3), torch.float16, device)
+    check(dl.matmul(a, b), a, b, what=f"k stride {stride}")

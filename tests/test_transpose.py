@@ -148,6 +148,23 @@ def test_transpose_inplace_empty(device: str) -> None:
     assert dl.transpose_(a) is a
 
 
+@pytest.mark.parametrize("shape", [(1, 7), (7, 1), (0, 5), (5, 0)])
+@pytest.mark.parametrize("kind", ["torch", "numpy"])
+def test_transpose_inplace_vectors_and_empty_are_views(shape: tuple[int, int], kind: str, device: str) -> None:
+    """A vector or an empty matrix transposes in place without moving data: a view of the same memory."""
+    t = make(shape, torch.float32, device)
+    a = t.cpu().numpy() if kind == "numpy" else t
+    expected = np.array(a.T) if kind == "numpy" else a.T.clone()
+    result = dl.transpose_(a)
+    assert type(result) is type(a) and tuple(result.shape) == shape[::-1]
+    if kind == "numpy":
+        np.testing.assert_array_equal(result, expected)
+        assert result.size == 0 or np.shares_memory(result, a)
+    else:
+        assert_identical(result, expected)
+        assert result.numel() == 0 or result.data_ptr() == a.data_ptr()
+
+
 @pytest.mark.parametrize("layout", ["row", "col"])
 def test_transpose_inplace_rectangular_is_planned(layout: Layout, device: str) -> None:
     a = make((3, 5), torch.float32, device, layout)
@@ -160,6 +177,7 @@ def test_transpose_inplace_rectangular_is_planned(layout: Layout, device: str) -
 def test_transpose_inplace_workspace_bytes() -> None:
     assert dl.transpose_.workspace_bytes((1000, 1000), torch.float32) == 0
     assert dl.transpose_.workspace_bytes((0, 0), np.float64) == 0
+    assert dl.transpose_.workspace_bytes((1, 9), np.float64) == dl.transpose_.workspace_bytes((0, 4), np.int8) == 0
     with pytest.raises(NotImplementedError, match="issue 5"):
         dl.transpose_.workspace_bytes((3, 5), torch.float32)
     with pytest.raises(ValueError, match="two sizes"):

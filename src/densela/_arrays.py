@@ -83,12 +83,61 @@ def span(t: torch.Tensor) -> tuple[int, int]:
     return lo, hi + t.element_size()
 
 
+def _grid(t: torch.Tensor) -> tuple[int, int, int, int] | None:
+    """(outer stride, inner stride, outer count, inner count) of a 2-D view whose rows do not wrap.
+
+    None when ``t`` is not such a view (other ndim, a non-positive stride, an inner stride that does not
+    divide the outer one, or rows longer than the outer stride): callers then fall back to byte ranges.
+    """
+    if t.ndim != 2:
+        return None
+    (s_out, n_out), (s_in, n_in) = sorted(zip(t.stride(), t.shape), reverse=True)
+    if s_in <= 0 or s_out % s_in or s_in * n_in > s_out:
+        return None
+    return s_out, s_in, n_out, n_in
+
+
 def overlaps(x: torch.Tensor, y: torch.Tensor) -> bool:
-    """Whether the memory ranges of ``x`` and ``y`` intersect (conservative for interleaved views)."""
+    """Whether ``x`` and ``y`` may share an element.
+
+    Exact for two 2-D views with the same strides into one buffer (blocks of one matrix, interleaved
+    columns); otherwise whether their byte ranges intersect, which may report views that only interleave.
+    """
     if x.device != y.device or x.numel() == 0 or y.numel() == 0:
         return False
     (a0, a1), (b0, b1) = span(x), span(y)
-    return a0 < b1 and b0 < a1
+    if not (a0 < b1 and b0 < a1):
+        return False
+    grid = _grid(x)
+    if grid is None or x.stride() != y.stride() or x.element_size() != y.element_size() or _grid(y) is None:
+        return True
+    s_out, s_in, _, _ = grid
+    size = x.element_size()
+    if (x.data_ptr() - y.data_ptr()) % (size * s_in):
+        return False  # the element lattices are offset against each other: disjoint
+    # Place each view's first element as (row, column) of the lattice and compare the rectangles.
+    base = min(x.data_ptr(), y.data_ptr())
+    ranges = []
+    for t in (x, y):
+        row, col = divmod((t.data_ptr() - base) // size, s_out)
+        _, _, n_out, n_in = _grid(t)
+        col //= s_in
+        if col + n_in > s_out // s_in:
+            return True  # the view's rows wrap past the lattice's row: keep the conservative answer
+        ranges.append((row, row + n_out, col, col + n_in))
+    (r0, r1, c0, c1), (q0, q1, d0, d1) = ranges
+    return r0 < q1 and q0 < r1 and c0 < d1 and d0 < c1
+
+
+def same_view(x: torch.Tensor, y: torch.Tensor) -> bool:
+    """Whether ``x`` and ``y`` are the same elements in the same positions (one view, two objects)."""
+    return (
+        x.device == y.device
+        and x.data_ptr() == y.data_ptr()
+        and x.shape == y.shape
+        and x.stride() == y.stride()
+        and x.dtype == y.dtype
+    )
 
 
 def needs_int64(*tensors: torch.Tensor) -> bool:
@@ -156,6 +205,10 @@ class Call:
             return torch.empty(shape[::-1], dtype=dtype, device=self.run_device).T
         return torch.empty(shape, dtype=dtype, device=self.run_device)
 
+    def finish_view(self, view: torch.Tensor) -> Any:
+        """``view`` (a view of an input's memory) as an array of the first argument's type."""
+        return _wrap(self.first, view)
+
     def finish(self, result: torch.Tensor) -> Any:
         """The caller's ``out`` (written) or ``result`` as an array of the first argument's type."""
         if self.out is not None:
@@ -194,7 +247,7 @@ def prepare(
         raise ValueError(f"{op}: arrays on {device} are not supported (CPU and CUDA only)")
     if out_t is not None:
         for name, t in present.items():
-            if name in out_may_alias and arrays[name] is out:
+            if name in out_may_alias and same_view(out_t, t):
                 continue
             if overlaps(out_t, t):
                 raise ValueError(f"{op}: out overlaps the memory of {name}; pass a separate output array")

@@ -132,4 +132,7 @@ def git_commit() -> str | None:
         >>> commit is None or len(commit) == 40
         True
     """
-    return os.environ.get("DENSELA_GIT_COMMIT") or _first_line("git", "rev-parse", "HEAD", cwd=Path(__file__).parent)
+    checkout = Path(__file__).resolve().parents[2]  # src/densela/_env.py -> the repository root
+    if os.environ.get("DENSELA_GIT_COMMIT") or not (checkout / ".git").exists():
+        return os.environ.get("DENSELA_GIT_COMMIT")
+    return _first_line("git", "rev-parse", "HEAD", cwd=checkout)

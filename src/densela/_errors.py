@@ -50,8 +50,19 @@ def check_out(op: str, out: torch.Tensor, shape: tuple[int, ...], dtype: torch.d
         raise TypeError(f"{op}: out has dtype {dtype_name(out.dtype)}, the result is {dtype_name(dtype)}")
     if tuple(out.shape) != tuple(shape):
         raise ValueError(f"{op}: out has shape {tuple(out.shape)}, the result has shape {tuple(shape)}")
-    if out.numel() > 0 and any(s == 0 and n > 1 for s, n in zip(out.stride(), out.shape)):
-        raise ValueError(f"{op}: out has a zero stride (strides {out.stride()}), so elements would alias")
+    if out.numel() > 0 and _self_overlapping(out):
+        raise ValueError(f"{op}: out has strides {out.stride()} for shape {tuple(out.shape)}, so elements would alias")
+
+
+def _self_overlapping(t: torch.Tensor) -> bool:
+    """Whether two elements of ``t`` may share memory: each stride, taken in increasing order, must pass
+    the extent of the axes before it (sufficient for distinct elements; views from slicing satisfy it)."""
+    extent = 1
+    for stride, n in sorted((abs(s), n) for s, n in zip(t.stride(), t.shape) if n > 1):
+        if stride < extent:
+            return True
+        extent += stride * (n - 1)
+    return False
 
 
 def check_precision(op: str, precision: str | None, dtype: torch.dtype) -> str:

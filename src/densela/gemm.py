@@ -12,7 +12,7 @@ from densela import _errors
 from densela._arrays import INTERPRET, Call, needs_int64, prepare
 from densela.kernels.gemm import gemm_tiles_kernel
 from densela.transpose import launch_transpose
-from densela.tuning import gemm_config, k_major_copy_from
+from densela.tuning import gemm_config, k_major_copy_from, shared_memory
 
 MAX_GRID_Y = 65535  # CUDA's limit on the second grid dimension, which carries the batch
 
@@ -36,7 +36,7 @@ def matmul(a: Any, b: Any, /, *, out: Any = None, precision: str | None = None) 
         array([[1., 2.],
                [3., 4.]])
     """
-    return gemm(a, b, out=out, precision=precision, _op="matmul")
+    return _gemm("matmul", a, b, None, 1.0, 0.0, False, False, out, precision)
 
 
 def gemm(
@@ -50,7 +50,6 @@ def gemm(
     trans_b: bool = False,
     out: Any = None,
     precision: str | None = None,
-    _op: str = "gemm",
 ) -> Any:
     """General matrix product ``alpha * op(a) @ op(b) + beta * c``.
 
@@ -66,7 +65,22 @@ def gemm(
                 [3., 3., 3., 3.],
                 [3., 3., 3., 3.]])
     """
-    op = _op
+    return _gemm("gemm", a, b, c, alpha, beta, trans_a, trans_b, out, precision)
+
+
+def _gemm(
+    op: str,
+    a: Any,
+    b: Any,
+    c: Any,
+    alpha: float,
+    beta: float,
+    trans_a: bool,
+    trans_b: bool,
+    out: Any,
+    precision: str | None,
+) -> Any:
+    """``gemm`` under the name ``op`` that its messages use (``matmul`` shares it)."""
     alpha = _errors.check_scalar(op, "alpha", alpha)
     beta = _errors.check_scalar(op, "beta", beta)
     call = prepare(op, {"a": a, "b": b, "c": c}, out, optional=("c",), out_may_alias=("c",))
@@ -117,11 +131,11 @@ def _run(
     if target.numel() == 0:
         return target
     if call.backend == "torch":
-        product = torch.matmul(a, b)
-        if alpha != 1.0:
-            product = product * alpha
+        # 16-bit operands are multiplied and scaled in float32 and rounded once, as the kernel does
+        wide = torch.float32 if a.dtype.itemsize == 2 else a.dtype
+        product = alpha * torch.matmul(a.to(wide), b.to(wide))
         if c is not None:
-            product = product + beta * c
+            product += beta * c.to(wide)
         return target.copy_(product)
     with call.guard():
         launch_gemm(a, b, c, target, alpha, beta, precision)
@@ -165,7 +179,8 @@ def launch_gemm(
     if not b_k_major and b.ndim == 2 and copy_from is not None and m >= copy_from and k > 1:
         b = _k_major_copy(b)
         b_k_major = True
-    cfg = gemm_config(m, n, k, a.dtype, precision, b_k_major)
+    shared_bytes = shared_memory(out.device.index) if out.is_cuda else None
+    cfg = gemm_config(m, n, k, a.dtype, precision, b_k_major, shared_bytes)
     tiles = triton.cdiv(m, cfg.block_m) * triton.cdiv(n, cfg.block_n)
     operands = (a, b, out) if c is None else (a, b, c, out)
     index_64 = needs_int64(*operands)

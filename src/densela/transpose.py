@@ -60,8 +60,10 @@ def transpose_(a: Any, /) -> Any:
     """Transposes the square array ``a`` in place and returns it (the caller's own object).
 
     ``a`` must be contiguous, row-major or column-major, and keeps its memory order. No extra device
-    memory is used. In-place transposition of a rectangular matrix is a planned feature (issue 5) and
-    raises ``NotImplementedError``; ``transpose(a)`` transposes it out of place.
+    memory is used. A vector (1 x n, n x 1) or an empty matrix needs no data movement: the result is its
+    transposed view of the same memory. In-place transposition of other rectangular matrices is a
+    planned feature (issue 5) and raises ``NotImplementedError``; ``transpose(a)`` transposes them out of
+    place.
 
     Example:
         >>> import numpy as np, densela as dl
@@ -84,6 +86,8 @@ def transpose_(a: Any, /) -> Any:
             "contiguous row-major or column-major array; use transpose(a) for views"
         )
     if ta.shape[0] != ta.shape[1]:
+        if min(ta.shape) <= 1:
+            return call.finish_view(ta.T)  # a vector or an empty matrix: its transposed view is contiguous
         raise _rectangular_error(op, tuple(ta.shape))
     work = call.on_run_device(ta)
     if work.numel() > 0:
@@ -98,8 +102,9 @@ def transpose_(a: Any, /) -> Any:
 def _workspace_bytes(shape: tuple[int, int], dtype: Any) -> int:
     """Extra device memory, in bytes, that ``transpose_`` needs for a ``shape`` array of ``dtype``.
 
-    Square matrices need none. Rectangular ones raise ``NotImplementedError`` until in-place rectangular
-    transposition lands (issue 5); ``dtype`` will size its workspace.
+    Square matrices, vectors and empty matrices need none. Other rectangular ones raise
+    ``NotImplementedError`` until in-place rectangular transposition lands (issue 5); ``dtype`` will size
+    its workspace.
 
     Example:
         >>> import densela as dl, torch
@@ -108,7 +113,7 @@ def _workspace_bytes(shape: tuple[int, int], dtype: Any) -> int:
     """
     if len(shape) != 2 or any(int(n) < 0 for n in shape):
         raise ValueError(f"transpose_.workspace_bytes: shape must be two sizes >= 0, got {tuple(shape)}")
-    if shape[0] != shape[1]:
+    if shape[0] != shape[1] and min(shape) > 1:
         raise _rectangular_error("transpose_.workspace_bytes", tuple(shape))
     return 0
 

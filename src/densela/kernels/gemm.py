@@ -43,10 +43,15 @@ def gemm_tiles_kernel(
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     offs_k = tl.arange(0, BLOCK_K)
+    step_a = BLOCK_K * stride_ak
+    step_b = BLOCK_K * stride_bk
     if INDEX_64:
         offs_m = offs_m.to(tl.int64)
         offs_n = offs_n.to(tl.int64)
+        offs_k = offs_k.to(tl.int64)
         batch = batch.to(tl.int64)
+        step_a = BLOCK_K * stride_ak.to(tl.int64)
+        step_b = BLOCK_K * stride_bk.to(tl.int64)
     mask_m = offs_m < M
     mask_n = offs_n < N
     a_ptrs = a_ptr + batch * stride_ab + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
@@ -61,8 +66,8 @@ def gemm_tiles_kernel(
             a = a.to(ACC_DTYPE)
             b = b.to(ACC_DTYPE)
         acc = tl.dot(a, b, acc, input_precision=PRECISION, out_dtype=ACC_DTYPE)
-        a_ptrs += BLOCK_K * stride_ak
-        b_ptrs += BLOCK_K * stride_bk
+        a_ptrs += step_a
+        b_ptrs += step_b
 
     acc = acc * tl.full((), alpha, ACC_DTYPE)
     mask = mask_m[:, None] & mask_n[None, :]

@@ -6,6 +6,7 @@ Under Triton's interpreter every operation gets one small configuration so tests
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import torch
@@ -81,18 +82,50 @@ _TILE_BY_ITEMSIZE = {
 }
 
 
+@functools.cache
+def shared_memory(device_index: int) -> int:
+    """Bytes of shared memory one program may use on CUDA device ``device_index`` (read once)."""
+    from triton.runtime import driver
+
+    return int(driver.active.utils.get_device_properties(device_index)["max_shared_mem"])
+
+
+def _pipeline_bytes(cfg: GemmConfig, itemsize: int) -> int:
+    """Shared memory the software pipeline holds: ``num_stages`` A and B tiles."""
+    return (cfg.block_m + cfg.block_n) * cfg.block_k * itemsize * cfg.num_stages
+
+
 def gemm_config(
-    m: int, n: int, k: int, dtype: torch.dtype, precision: str | None = None, b_k_major: bool = False
+    m: int,
+    n: int,
+    k: int,
+    dtype: torch.dtype,
+    precision: str | None = None,
+    b_k_major: bool = False,
+    shared_bytes: int | None = None,
 ) -> GemmConfig:
     """Tile configuration for an m x n x k product of ``dtype`` operands in ``precision`` (float32).
 
-    ``b_k_major``: B's elements are contiguous along k (a K-major operand).
+    ``b_k_major``: B's elements are contiguous along k (a K-major operand). ``shared_bytes``: the
+    device's shared memory per program; a large-tile configuration that does not fit falls back to the
+    small one (the large ones were chosen on Hopper, whose programs get 227 KiB).
+
+    Example:
+        >>> import torch
+        >>> from densela.tuning import gemm_config
+        >>> cfg = gemm_config(64, 64, 64, torch.float32)
+        >>> cfg.block_m > 0 and cfg.num_warps > 0
+        True
     """
     if INTERPRET:
         return _GEMM_INTERPRET
+    small = _GEMM_BY_ITEMSIZE[dtype.itemsize]
     if m * n < LARGE_MN:
-        return _GEMM_BY_ITEMSIZE[dtype.itemsize]
-    return _GEMM_LARGE[_arithmetic(dtype, precision), b_k_major]
+        return small
+    large = _GEMM_LARGE[_arithmetic(dtype, precision), b_k_major]
+    if shared_bytes is not None and _pipeline_bytes(large, dtype.itemsize) > shared_bytes:
+        return small
+    return large
 
 
 def k_major_copy_from(dtype: torch.dtype, precision: str | None) -> int | None:
