@@ -86,7 +86,7 @@ def test_context_and_headline(markdown: str, rows: list[Row]) -> None:
     assert markdown.startswith("# densela benchmark report\n")
     for fact in ("NVIDIA H200", "580.95.05 / 13.0", "triton 3.6.0", "6877f89c2d0e", "gpu-node-07"):
         assert fact in markdown
-    assert "2026-11-22T09:01:20Z to 2026-11-22T10:12:42Z" in markdown
+    assert "2026-11-22T09:01:14+00:00 to 2026-11-22T09:02:17+00:00" in markdown  # the first and last row's
     assert "70 ok, 1 failed, 1 skipped" in markdown
     headline = _section(markdown, "## Headline")
     assert "| suite" in headline and "geo-mean speedup" in headline
@@ -108,7 +108,8 @@ def test_table_headers(markdown: str) -> None:
     assert "### add · float32" in itu and "### gemm · float32 · ieee" in itu and "### lu · float64" in itu
     assert "torch h2d / d2h ms" in itu and "cpu-seq h2d / d2h ms" not in itu
     assert _cells(_section(itu, "### add · float32"), "4000x4000", "torch h2d / d2h ms") == "5.34 / 2.57"
-    assert "Ceiling: 4246 GB/s (device copy)." in _section(markdown, "## transpose")
+    assert "Ceiling: copy 4246 GB/s." in _section(markdown, "## transpose")
+    assert "Ceiling: float16 GEMM 709.0 TFLOP/s." in _section(square, "### float16")
 
 
 def test_speedup_and_rate_cells(markdown: str, rows: list[Row]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -77,6 +78,32 @@ def test_lu_accuracy_is_the_factorization_residual(batch):
     assert bench_run.accuracy(case, x, bad)[2] > 1e-3
 
 
+@pytest.mark.parametrize("batch", [None, 3])
+def test_lu_accuracy_with_lapack_pivots(batch):
+    """torch's LU keeps LAPACK's 1-based pivots; the accuracy check converts them with the provider's base."""
+    n = 9
+    case = Case("lu", (n,) if batch is None else (batch, n), "float64")
+    x = make_inputs(case, "cpu")
+    result = torch.linalg.lu_factor(x["a"])
+    assert int(result.pivots.min()) == 1
+    err_max, _, err_rel = bench_run.accuracy(case, x, result, pivot_base=1)
+    assert err_rel < 1e-14 and err_max < 1e-13
+    assert bench_run.accuracy(case, x, (result.LU, result.pivots - 1), pivot_base=1)[2] > 1e-3
+
+
+def test_vendor_lu_returns_raw_lapack_pivots():
+    """The timed LU call returns torch's result untouched: no pivot conversion inside the timing."""
+    assert all(PROVIDERS[name].lu_pivot_base == 1 for name in ("cusolver", "magma", "cpu-seq"))
+    assert PROVIDERS["numpy"].lu_pivot_base == 0
+    case = Case("lu", (9,), "float64")
+    x = make_inputs(case, "cpu")
+    builder = PROVIDERS["cpu-seq"].builder("lu")  # cusolver and magma build the same call, on a GPU
+    assert builder is not None
+    lu, piv = builder(case, x)()
+    assert torch.equal(piv, torch.linalg.lu_factor(x["a"]).pivots)
+    assert bench_run.accuracy(case, x, (lu, piv), PROVIDERS["cpu-seq"].lu_pivot_base)[2] < 1e-14
+
+
 def test_permutations_match_scipy():
     a = np.random.default_rng(0).standard_normal((7, 7))
     _, piv = scipy.linalg.lu_factor(a)
@@ -127,6 +154,50 @@ def test_missing_and_failing_providers_give_rows_and_the_run_goes_on(tmp_path, m
     assert by[("broken", "gemm")]["status"] == "failed" and "kernel exploded" in by[("broken", "gemm")]["note"]
     assert by[("absent", "add")]["status"] == "skipped" and "no_such_lib" in by[("absent", "add")]["note"]
     assert by[("numpy", "add")]["status"] == "ok"
+
+
+def test_an_unavailable_provider_is_never_loaded_and_gives_skipped_rows(tmp_path, monkeypatch):
+    loads, imports = [], []
+
+    def load() -> dict:
+        loads.append(1)
+        import no_such_lib  # noqa: F401  # as CuPy's provider does where CuPy is not installed
+
+        return {}
+
+    def unavailable(self, gpu, checked=Provider.unavailable):
+        imports.append(self.name)
+        return checked(self, gpu)
+
+    monkeypatch.setattr(Provider, "unavailable", unavailable)
+    monkeypatch.setitem(PROVIDERS, "absent", Provider("absent", "needs a library", "gpu", load, ("no_such_lib",)))
+    suites = [_suite(("numpy", "absent")), _suite(("absent",), base="absent")]
+    rows = bench_run.run_suites(suites, tmp_path, progress=False, max_seconds=0.2)
+    skipped = [r for r in rows if r["provider"] == "absent"]
+    assert len(skipped) == 4 and all(r["status"] == "skipped" and "no_such_lib" in r["note"] for r in skipped)
+    assert [r["status"] for r in rows if r["provider"] == "numpy"] == ["ok", "ok"]
+    assert not loads and imports.count("absent") == 1  # the import was tried once in the run
+    assert len(read_rows(tmp_path / "rows.jsonl")) == 6
+
+
+def test_numpy_without_scipy_skips_only_lu(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "scipy", None)  # import scipy raises ImportError
+    monkeypatch.setitem(sys.modules, "scipy.linalg", None)
+    assert PROVIDERS["numpy"].unavailable(gpu=False) is None
+    cases = (Case("gemm", (8, 6, 5), "float32", "ieee"), Case("lu", (7,), "float64"))
+    suite = Suite("tiny", "test suite", "tests", cases, ("numpy",), "numpy")
+    rows = bench_run.run_suites([suite], tmp_path, progress=False, max_seconds=0.2)
+    assert [r["status"] for r in rows] == ["ok", "skipped"]
+    assert rows[1]["note"].startswith("SciPy is not installed")
+
+
+def test_rows_are_dated_when_measured(tmp_path, monkeypatch):
+    dates = iter(["2026-11-22T09:00:00+00:00", "2026-11-22T09:00:05+00:00"])
+    monkeypatch.setattr(bench_run, "_now", lambda: next(dates))
+    suite = Suite("tiny", "test suite", "tests", (Case("add", (6, 9), "float64"),), ("numpy", "cpu-seq"), "numpy")
+    bench_run.run_suites([suite], tmp_path, progress=False, max_seconds=0.2)
+    saved = [r["date"] for r in read_rows(tmp_path / "rows.jsonl")]
+    assert saved == ["2026-11-22T09:00:00+00:00", "2026-11-22T09:00:05+00:00"]
 
 
 def test_ctrl_c_keeps_what_was_measured(tmp_path, monkeypatch):

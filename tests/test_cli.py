@@ -102,6 +102,14 @@ def test_check_rejects_a_bad_size(capsys: pytest.CaptureFixture[str]) -> None:
     assert "size must be" in capsys.readouterr().err
 
 
+def test_bench_rejects_an_unknown_provider(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "quick", "--provider", "cublas", "--provider", "cuBLAS"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown provider(s) cuBLAS" in err
+    for name in ("densela", "cublas", "cupy", "cusolver", "magma", "numpy", "cpu-seq"):
+        assert name in err
+
+
 def test_size_option() -> None:
     assert parse_size("small", gpu=True) == (64, 48, 40)
     assert parse_size("large", gpu=False) == (4096, 4096, 4096)

@@ -56,6 +56,13 @@ def _bench(args: argparse.Namespace, argv: Sequence[str]) -> int:
     if unknown:
         print(f"densela bench: unknown suite(s) {', '.join(unknown)}; see densela bench --list", file=sys.stderr)
         return 2
+    from densela.bench.providers import PROVIDERS
+
+    unknown = [name for name in args.provider or () if name not in PROVIDERS]
+    if unknown:
+        known = ", ".join(PROVIDERS)
+        print(f"densela bench: unknown provider(s) {', '.join(unknown)}; known: {known}", file=sys.stderr)
+        return 2
     rerun = _interpreter_rerun("benchmark", argv)
     if rerun is not None:
         return rerun

@@ -3,9 +3,9 @@
 ``densela`` runs this library's public API; ``cublas`` runs torch on the GPU (cuBLAS for products and
 its own kernels for copies and sums); ``cupy`` runs CuPy (cuBLAS matmul, geam); ``cusolver`` and
 ``magma`` run ``torch.linalg.lu_factor`` with that backend preferred; ``numpy`` runs NumPy/SciPy on
-the CPU with their multithreaded BLAS/LAPACK; ``cpu-seq`` runs torch on one CPU thread, the sequential
-CPU baseline of the studies. A provider whose library is missing, or that needs a GPU where none is,
-is skipped with a note, never imitated.
+the CPU with their multithreaded BLAS/LAPACK (SciPy for LU only); ``cpu-seq`` runs torch on one CPU
+thread, the sequential CPU baseline of the studies. A provider whose library is missing, or that needs a
+GPU where none is, is skipped with a note, never imitated.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import contextlib
 import importlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cache, partial
 from typing import Any
 
 import numpy as np
@@ -139,29 +140,20 @@ def _torch_ops(context: Callable[[], contextlib.AbstractContextManager[None]]) -
     return {"gemm": gemm, "transpose": transpose, "add": add}
 
 
-def _lu_torch(library: str) -> Builder:
+def _lu_torch(context: Callable[[], contextlib.AbstractContextManager[None]]) -> Builder:
+    """``torch.linalg.lu_factor`` under ``context``; its result keeps LAPACK's 1-based pivots (the
+    provider's ``lu_pivot_base``), so that the timed call does no conversion."""
+
     def build(case: Case, x: Inputs) -> Callable[[], Any]:
         a = x["a"]
 
         def run() -> Any:
-            with _linalg_library(library):
-                lu, piv = torch.linalg.lu_factor(a)
-            return lu, piv - 1  # LAPACK's 1-based pivots, as SciPy's 0-based ones
+            with context():
+                return torch.linalg.lu_factor(a)
 
         return run
 
     return build
-
-
-def _lu_sequential(case: Case, x: Inputs) -> Callable[[], Any]:
-    a = x["a"]
-
-    def run() -> Any:
-        with _one_thread():
-            lu, piv = torch.linalg.lu_factor(a)
-        return lu, piv - 1
-
-    return run
 
 
 def _densela_ops() -> dict[str, Builder]:
@@ -220,7 +212,10 @@ def _numpy_ops() -> dict[str, Builder]:
         return lambda: a + b
 
     def lu(case: Case, x: Inputs) -> Callable[[], Any]:
-        linalg = importlib.import_module("scipy.linalg")
+        try:
+            from scipy import linalg
+        except ImportError as e:
+            raise NotImplementedError(f"SciPy is not installed ({e}): pip install 'densela[bench]'") from None
         a = host(x, "a")
         if a.ndim == 3:
             return lambda: [linalg.lu_factor(m, check_finite=False) for m in a]
@@ -235,24 +230,33 @@ def _numpy_ops() -> dict[str, Builder]:
 
 
 def _cpu_seq_ops() -> dict[str, Builder]:
-    builders = _torch_ops(_one_thread)
-    builders["lu"] = _lu_sequential
-    return builders
+    return {**_torch_ops(_one_thread), "lu": _lu_torch(_one_thread)}
 
 
 @dataclass(frozen=True)
 class Provider:
-    """A named implementation: where it runs, what it needs, and how it builds a callable for a case."""
+    """A named implementation: where it runs, what it needs, and how it builds a callable for a case.
+
+    ``where``: "gpu" or "cpu", where its inputs live and how it is timed. ``load``: the builders per op
+    (called only once ``unavailable`` says the provider can run; cached in ``PROVIDERS``). ``requires``:
+    modules it cannot run without. ``needs_gpu``: it cannot run without a CUDA GPU (densela can, in
+    Triton's interpreter). ``lu_pivot_base``: 1 where its LU returns LAPACK's 1-based pivots, 0 for
+    SciPy's 0-based ones; the accuracy check converts them, outside the timed call. ``ops``: the
+    operations it implements (densela's LU only once ``densela.lu_factor`` exists: ``builder`` says).
+    """
 
     name: str
     description: str
-    where: str  # "gpu" or "cpu"
+    where: str
     load: Callable[[], dict[str, Builder]] = field(repr=False)
     requires: tuple[str, ...] = ()
+    needs_gpu: bool = False
+    lu_pivot_base: int = 0
+    ops: tuple[str, ...] = ("gemm", "transpose", "add", "lu")
 
     def unavailable(self, gpu: bool) -> str | None:
-        """Why this provider cannot run here, or None when it can."""
-        if self.where == "gpu" and not gpu and self.name != "densela":
+        """Why this provider cannot run here, or None when it can; tries to import each required module."""
+        if self.needs_gpu and not gpu:
             return "needs a CUDA GPU"
         for module in self.requires:
             try:
@@ -269,17 +273,45 @@ class Provider:
 PROVIDERS: dict[str, Provider] = {
     p.name: p
     for p in (
-        Provider("densela", "densela's Triton kernels", "gpu", _densela_ops),
+        Provider("densela", "densela's Triton kernels", "gpu", cache(_densela_ops)),
         Provider(
             "cublas",
             "torch on the GPU: matmul (cuBLAS, TF32 only for precision tf32), torch.add, x.t().contiguous()",
             "gpu",
-            lambda: _torch_ops(contextlib.nullcontext),
+            cache(lambda: _torch_ops(contextlib.nullcontext)),
+            needs_gpu=True,
+            ops=("gemm", "transpose", "add"),
         ),
-        Provider("cupy", "CuPy: matmul (cuBLAS), geam, ascontiguousarray(x.T)", "gpu", _cupy_ops, ("cupy",)),
-        Provider("cusolver", "torch.linalg.lu_factor, cuSOLVER backend", "gpu", lambda: {"lu": _lu_torch("cusolver")}),
-        Provider("magma", "torch.linalg.lu_factor, MAGMA backend", "gpu", lambda: {"lu": _lu_torch("magma")}),
-        Provider("numpy", "NumPy/SciPy on the CPU, multithreaded BLAS/LAPACK", "cpu", _numpy_ops, ("scipy",)),
-        Provider("cpu-seq", "torch on one CPU thread (sequential baseline)", "cpu", _cpu_seq_ops),
+        Provider(
+            "cupy",
+            "CuPy: matmul (cuBLAS), geam, ascontiguousarray(x.T)",
+            "gpu",
+            cache(_cupy_ops),
+            ("cupy",),
+            needs_gpu=True,
+            ops=("gemm", "transpose", "add"),
+        ),
+        Provider(
+            "cusolver",
+            "torch.linalg.lu_factor, cuSOLVER backend",
+            "gpu",
+            cache(lambda: {"lu": _lu_torch(partial(_linalg_library, "cusolver"))}),
+            needs_gpu=True,
+            lu_pivot_base=1,
+            ops=("lu",),
+        ),
+        Provider(
+            "magma",
+            "torch.linalg.lu_factor, MAGMA backend",
+            "gpu",
+            cache(lambda: {"lu": _lu_torch(partial(_linalg_library, "magma"))}),
+            needs_gpu=True,
+            lu_pivot_base=1,
+            ops=("lu",),
+        ),
+        Provider("numpy", "NumPy/SciPy on the CPU, multithreaded BLAS/LAPACK", "cpu", cache(_numpy_ops)),
+        Provider(
+            "cpu-seq", "torch on one CPU thread (sequential baseline)", "cpu", cache(_cpu_seq_ops), lu_pivot_base=1
+        ),
     )
 }

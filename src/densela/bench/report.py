@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from densela.bench.rows import FIELDS, Row
-from densela.bench.suites import SUITES, Case
+from densela.bench.suites import MEMORY_BOUND_OPS, SUITES
 
 T = TypeVar("T")
 K = TypeVar("K", bound=Hashable)
@@ -101,13 +101,8 @@ def _timed(r: Row | None) -> bool:
     return bool(r and r.get("status") == "ok" and r.get("timer") != "interpreter" and r.get("median_ms"))
 
 
-def _memory_bound(op: str) -> bool:
-    """Whether ``op`` is judged by bandwidth; the rule lives on ``Case``."""
-    return Case(op, (), "float32").memory_bound
-
-
 def _unit(op: str) -> str:
-    return "GB/s" if _memory_bound(op) else "TFLOP/s"
+    return "GB/s" if op in MEMORY_BOUND_OPS else "TFLOP/s"
 
 
 def _group_key(r: Row) -> GroupKey:
@@ -214,7 +209,7 @@ def _rate_cell(r: Row | None, unit: bool = False, pct: bool = True) -> str:
     """TFLOP/s or GB/s, whichever judges the op, with its percentage of the ceiling."""
     if not r:
         return DASH
-    field = "gbps" if _memory_bound(r["op"]) else "tflops"
+    field = "gbps" if r["op"] in MEMORY_BOUND_OPS else "tflops"
     cell = _value(r, field, lambda v: _sig(v, 3) + (f" {_unit(r['op'])}" if unit else ""))
     if pct and cell != DASH and r.get("pct_ceiling") is not None:
         cell += f" ({_sig(r['pct_ceiling'], 2)}%)"
@@ -330,8 +325,8 @@ def _markdown(rows: Sequence[Row], names: dict, figures: dict, plots_available: 
     lines = ["# densela benchmark report", "", *_context(rows), *_headline(rows)]
     lines += [
         "Times are medians in ms ± half the p20-p80 range (in % of the median); rates are TFLOP/s, or GB/s "
-        "for the memory-bound operations (transpose, add), with their percentage of the measured ceiling; "
-        "errors are the max-norm and L2 norm of the difference from a float64 reference.",
+        f"for the memory-bound operations ({', '.join(MEMORY_BOUND_OPS)}), with their percentage of the measured "
+        "ceiling; errors are the max-norm and L2 norm of the difference from a float64 reference.",
         "",
     ]
     if "roofline" in figures:
@@ -364,8 +359,8 @@ def _draw(plots: Any, rows: Sequence[Row], out: Path, names: dict, ceilings: dic
     timed = [r for r in rows if _timed(r)]
     figures: dict[Any, list[Path]] = {}
     if ceilings:
-        compute = [r for r in timed if not _memory_bound(r["op"]) and r.get("flops") and r.get("tflops")]
-        memory = [r for r in timed if _memory_bound(r["op"]) and r.get("gbps")]
+        compute = [r for r in timed if r["op"] not in MEMORY_BOUND_OPS and r.get("flops") and r.get("tflops")]
+        memory = [r for r in timed if r["op"] in MEMORY_BOUND_OPS and r.get("gbps")]
         path = plots.roofline_plot(out / "roofline.png", compute, memory, ceilings, colors)
         figures.update({"roofline": [path]} if path else {})
     for key, group in _group(timed, _group_key).items():

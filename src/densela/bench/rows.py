@@ -14,13 +14,12 @@ Fields (None where not applicable):
 - transfers: ``h2d_ms``, ``d2h_ms`` (host-to-device copy of the inputs, device-to-host of the result);
 - outcome: ``status`` ("ok", "failed", "skipped"), ``note`` (the error or skip reason);
 - context: ``gpu``, ``driver``, ``cuda``, ``versions`` (dict: python, densela, torch, triton, numpy,
-  cupy), ``git_commit``, ``date`` (ISO 8601, UTC), ``host``.
+  cupy), ``git_commit``, ``date`` (when the row was measured: ISO 8601, UTC), ``host``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,8 +44,3 @@ def append_row(path: str | Path, row: Row) -> None:
     """Appends one row and flushes, so an interrupted run keeps everything measured so far."""
     with open(path, "a", encoding="utf-8") as f:
         f.write(json.dumps({k: row.get(k) for k in FIELDS}) + "\n")
-
-
-def iter_ok(rows: Iterable[Row]) -> Iterator[Row]:
-    """The rows that hold a measurement."""
-    return (r for r in rows if r.get("status") == "ok")

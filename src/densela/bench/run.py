@@ -2,9 +2,10 @@
 
 For each case the runner makes random inputs once, runs the base provider first, then the others; each
 provider's first call (compilation, warm-up) also gives the result judged against a float64 reference;
-then it is timed. A failing provider gives a "failed" row and the run goes on; Ctrl-C stops the run and
-keeps every row written so far. Without a GPU, densela runs in Triton's interpreter on small shapes
-(correctness only, no timing) and the CPU providers are timed as usual.
+then it is timed. A provider that cannot run here (a missing library, no GPU) gives a "skipped" row per
+case without being loaded; a failing provider gives a "failed" row and the run goes on; Ctrl-C stops the
+run and keeps every row written so far. Without a GPU, densela runs in Triton's interpreter on small
+shapes (correctness only, no timing) and the CPU providers are timed as usual.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def gpu_present() -> bool:
 
 
 def context() -> dict[str, Any]:
-    """The fields every row shares: GPU, driver, CUDA, versions, commit, date and host."""
+    """The fields every row of a run shares: GPU, driver, CUDA, versions, commit and host."""
     env = environment()
     gpu = env["gpus"][0]["name"] if env["gpus"] else None
     versions = dict(env["versions"], python=platform.python_version())
@@ -50,9 +51,13 @@ def context() -> dict[str, Any]:
         "cuda": env["cuda"],
         "versions": versions,
         "git_commit": git_commit(),
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "host": platform.node(),
     }
+
+
+def _now() -> str:
+    """The current time, ISO 8601 in UTC to the second: each row's ``date``."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def _f64(x: Any, device: torch.device) -> torch.Tensor:
@@ -80,8 +85,9 @@ def _host_ints(x: Any) -> np.ndarray:
     return (x if isinstance(x, np.ndarray) else torch.from_dlpack(x).cpu().numpy()).astype(np.int64)
 
 
-def _lu_difference(a: torch.Tensor, result: Any) -> tuple[torch.Tensor, torch.Tensor]:
-    """(P A - L U, A) in float64, batched, for an LU result ``(lu, piv)`` or a list of them (one per matrix)."""
+def _lu_difference(a: torch.Tensor, result: Any, pivot_base: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(P A - L U, A) in float64, batched, for an LU result ``(lu, piv)`` or a list of them (one per matrix),
+    whose pivots count rows from ``pivot_base`` (1 for LAPACK's, 0 for SciPy's)."""
     a64 = a.to(torch.float64).reshape(-1, *a.shape[-2:])
     if isinstance(result, list):
         lu = torch.stack([_f64(p[0], a.device) for p in result])
@@ -90,21 +96,21 @@ def _lu_difference(a: torch.Tensor, result: Any) -> tuple[torch.Tensor, torch.Te
         lu, piv = _f64(result[0], a.device), _host_ints(result[1])
     lu = lu.reshape(a64.shape)
     n = a64.shape[-1]
-    perm = torch.from_numpy(_permutations(piv.reshape(a64.shape[0], -1), n)).to(a.device)
+    perm = torch.from_numpy(_permutations(piv.reshape(a64.shape[0], -1) - pivot_base, n)).to(a.device)
     pa = torch.gather(a64, 1, perm[:, :, None].expand_as(a64))
     lower = torch.tril(lu, -1) + torch.eye(n, dtype=torch.float64, device=a.device)
     return pa - lower @ torch.triu(lu), a64
 
 
-def accuracy(case: Case, x: Inputs, result: Any) -> tuple[float, float, float]:
+def accuracy(case: Case, x: Inputs, result: Any, pivot_base: int = 0) -> tuple[float, float, float]:
     """(max-norm, L2 norm, relative L2) of the difference from the float64 reference.
 
     gemm, transpose and add compare with the exact operation computed in float64; LU with the
-    factored matrix, as ``P A - L U``.
+    factored matrix, as ``P A - L U``, its pivots counting rows from ``pivot_base``.
     """
     a = x["a"]
     if case.op == "lu":
-        diff, ref = _lu_difference(a, result)
+        diff, ref = _lu_difference(a, result, pivot_base)
     else:
         ref = {
             "gemm": lambda: a.to(torch.float64) @ x["b"].to(torch.float64),
@@ -145,18 +151,9 @@ def _rates(case: Case, timing: Timing, ceilings: dict[str, Any] | None) -> dict[
     return {"tflops": tflops, "gbps": gbps, "pct_ceiling": pct, "ceiling": ceiling}
 
 
-def measure(
-    suite: Suite,
-    case: Case,
-    provider: str,
-    sets: list[Inputs],
-    *,
-    gpu: bool,
-    ceilings: dict[str, Any] | None,
-    max_seconds: float,
-) -> Row:
-    """One row: ``provider`` on ``case`` (result judged, then timed); exceptions become the row's note."""
-    row: Row = {
+def _what(suite: Suite, case: Case, provider: str) -> Row:
+    """The fields saying what a row measures."""
+    return {
         "suite": suite.name,
         "op": case.op,
         "provider": provider,
@@ -170,17 +167,28 @@ def measure(
         "flops": case.flops,
         "bytes": case.bytes,
     }
+
+
+def measure(
+    suite: Suite,
+    case: Case,
+    provider: str,
+    sets: list[Inputs],
+    *,
+    gpu: bool,
+    ceilings: dict[str, Any] | None,
+    max_seconds: float,
+) -> Row:
+    """One row: ``provider`` on ``case`` (result judged, then timed); exceptions become the row's note."""
+    row = _what(suite, case, provider)
     entry = PROVIDERS[provider]
-    reason = entry.unavailable(gpu)
-    if reason is not None:
-        return dict(row, status="skipped", note=reason)
     try:
         builder = entry.builder(case.op)
         assert builder is not None
         on_host = entry.where == "cpu"
         fns = [builder(case, {k: v.cpu() for k, v in x.items()} if on_host else x) for x in sets]
         result = fns[0]()
-        err_max, err_l2, err_rel = accuracy(case, sets[0], result)
+        err_max, err_l2, err_rel = accuracy(case, sets[0], result, entry.lu_pivot_base)
         row.update(err_max=err_max, err_l2=err_l2, err_rel=err_rel)
         if provider == "densela" and not gpu:
             return dict(row, status="ok", timer="interpreter", note="Triton interpreter: correctness only")
@@ -209,13 +217,25 @@ def measure(
         return dict(row, status="failed", note=f"{type(e).__name__}: {e}")
 
 
-def _work(suites: Sequence[Suite], only: Sequence[str] | None) -> Iterator[tuple[Suite, Case, list[str]]]:
-    """(suite, case, providers in order, base first) for every case, providers filtered by ``only``."""
+def _work(
+    suites: Sequence[Suite], only: Sequence[str] | None, unavailable: dict[str, str | None]
+) -> Iterator[tuple[Suite, Case, list[str]]]:
+    """(suite, case, providers in order, base first) for every case, providers filtered by ``only``.
+
+    A provider is listed for the ops it declares; one that can run here only where its builder exists
+    too, one that cannot (``unavailable`` gives the reason) without being loaded, to give its skipped rows.
+    """
     for suite in suites:
         for case in suite.cases:
             names = [p for p in suite.providers if only is None or p in only]
             names.sort(key=lambda p, case=case: p != suite.base_for(case))
-            names = [p for p in names if suite.runs(p, case) and PROVIDERS[p].builder(case.op) is not None]
+            names = [
+                p
+                for p in names
+                if suite.runs(p, case)
+                and case.op in PROVIDERS[p].ops
+                and (unavailable[p] is not None or PROVIDERS[p].builder(case.op) is not None)
+            ]
             if names:
                 yield suite, case, names
 
@@ -256,7 +276,9 @@ def run_suites(
     if ceilings is not None:
         (out / "ceilings.json").write_text(json.dumps(ceilings, indent=2) + "\n")
     shared = context()
-    work = list(_work(suites, providers))
+    wanted = dict.fromkeys(p for s in suites for p in s.providers if providers is None or p in providers)
+    unavailable = {p: PROVIDERS[p].unavailable(gpu) for p in wanted}  # each import tried once per run
+    work = list(_work(suites, providers, unavailable))
     bar = _progress(sum(len(names) for _, _, names in work), progress)
     rows: list[Row] = []
     started = time.perf_counter()
@@ -267,13 +289,16 @@ def run_suites(
             for name in names:
                 if bar is not None:
                     bar.set_description(f"{suite.name} {case.label} {case.dtype} {name}")
-                row = measure(suite, case, name, sets, gpu=gpu, ceilings=ceilings, max_seconds=max_seconds)
+                if unavailable[name] is None:
+                    row = measure(suite, case, name, sets, gpu=gpu, ceilings=ceilings, max_seconds=max_seconds)
+                else:  # never loaded: its library may be missing
+                    row = dict(_what(suite, case, name), status="skipped", note=unavailable[name])
                 median = row.get("median_ms")
                 if name == suite.base_for(case):
                     base_ms = median
                 if base_ms is not None and median:
                     row["speedup"] = base_ms / median
-                row.update(shared)
+                row.update(shared, date=_now())
                 append_row(path, row)
                 rows.append(row)
                 if bar is not None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 OPS = ("gemm", "transpose", "add", "lu")
+MEMORY_BOUND_OPS = ("transpose", "add")
+"""The operations judged by bandwidth (GB/s); the others by FLOP/s."""
 
 
 @dataclass(frozen=True)
@@ -78,8 +80,8 @@ class Case:
 
     @property
     def memory_bound(self) -> bool:
-        """Transposition and addition are judged by bandwidth (GB/s), the rest by FLOP/s."""
-        return self.op in ("transpose", "add")
+        """Whether the case is judged by bandwidth (GB/s) rather than FLOP/s: ``MEMORY_BOUND_OPS``."""
+        return self.op in MEMORY_BOUND_OPS
 
 
 @dataclass(frozen=True)
