@@ -50,8 +50,9 @@ def gemm_tiles_kernel(
         offs_n = offs_n.to(tl.int64)
         offs_k = offs_k.to(tl.int64)
         batch = batch.to(tl.int64)
-        step_a = BLOCK_K * stride_ak.to(tl.int64)
-        step_b = BLOCK_K * stride_bk.to(tl.int64)
+        # a stride Triton specialized to the constant 1 is a Python int: widen through an int64 tensor
+        step_a = tl.full((), BLOCK_K, tl.int64) * stride_ak
+        step_b = tl.full((), BLOCK_K, tl.int64) * stride_bk
     mask_m = offs_m < M
     mask_n = offs_n < N
     a_ptrs = a_ptr + batch * stride_ab + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak

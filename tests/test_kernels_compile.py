@@ -1,0 +1,100 @@
+"""The kernels compile for Hopper (sm_90) on any machine, GPU or not.
+
+Triton's interpreter runs the kernels' Python, not their compilation: code that only the compiler sees
+(a stride Triton specializes to the constant 1 becomes a Python int; 64-bit offsets) can pass every
+interpreter test and still fail on the GPU. These tests compile such variants for an H100/H200 target
+and check that the products use the instructions they should.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import triton
+import triton.language as tl
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+
+from densela._arrays import INTERPRET
+from densela.kernels.gemm import gemm_tiles_kernel
+from densela.kernels.transpose import transpose_tiles_kernel
+
+HOPPER = GPUTarget("cuda", 90, 32)
+
+
+def compile_ptx(kernel: Any, pointer: str, constants: dict[str, Any], ones: tuple[str, ...] = ()) -> str:
+    """PTX of ``kernel`` for Hopper: pointers of type ``pointer``, the ``ones`` arguments specialized to 1."""
+    signature, constexprs = {}, dict(constants, **dict.fromkeys(ones, 1))
+    for name in kernel.arg_names:
+        if name in constexprs:
+            signature[name] = "constexpr"
+        elif name.endswith("_ptr"):
+            signature[name] = pointer
+        elif name in ("alpha", "beta"):
+            signature[name] = "fp64"
+        else:
+            signature[name] = "i32"
+    return triton.compile(ASTSource(kernel, signature, constexprs), target=HOPPER).asm["ptx"]
+
+
+GEMM_CASES = [
+    # (pointer type, accumulator, precision, instruction the product must use)
+    pytest.param("*fp16", tl.float32, "ieee", "wgmma", id="float16"),
+    pytest.param("*bf16", tl.float32, "ieee", "wgmma", id="bfloat16"),
+    pytest.param("*fp32", tl.float32, "tf32", "wgmma", id="tf32"),
+    pytest.param("*fp32", tl.float32, "tf32x3", "wgmma", id="tf32x3"),
+    pytest.param("*fp32", tl.float32, "ieee", "fma.rn.f32", id="ieee"),
+    pytest.param("*fp64", tl.float64, "ieee", "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64", id="float64"),
+]
+
+
+@pytest.mark.skipif(not INTERPRET, reason="the compile tests below run directly")
+def test_compile_tests_pass_outside_the_interpreter():
+    """Under TRITON_INTERPRET=1 the kernels are interpreted functions: compile them in a fresh process."""
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__],
+        cwd=Path(__file__).parent.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert " passed" in done.stdout
+
+
+compiled = pytest.mark.skipif(INTERPRET, reason="kernels are interpreted functions under TRITON_INTERPRET=1")
+
+
+@compiled
+@pytest.mark.parametrize("index_64", [False, True], ids=["int32", "int64"])
+@pytest.mark.parametrize("ones", [("stride_ak", "stride_bn"), ("stride_am", "stride_bk")], ids=["nn", "tt"])
+@pytest.mark.parametrize("pointer, acc, precision, instruction", GEMM_CASES)
+def test_gemm_compiles_for_hopper(pointer, acc, precision, instruction, ones, index_64):
+    constants = dict(
+        HAS_C=True,
+        PRECISION=precision,
+        ACC_DTYPE=acc,
+        UPCAST=False,
+        INDEX_64=index_64,
+        BLOCK_M=64,
+        BLOCK_N=64,
+        BLOCK_K=32,
+        GROUP_M=8,
+    )
+    ptx = compile_ptx(gemm_tiles_kernel, pointer, constants, ones)
+    assert instruction in ptx
+
+
+@compiled
+@pytest.mark.parametrize("vec", [1, 2])
+def test_transpose_compiles_for_hopper_with_64_bit_offsets(vec):
+    constants = dict(SCALE=False, INDEX_64=True, VEC=vec, BLOCK_M=64, BLOCK_N=64)
+    ptx = compile_ptx(transpose_tiles_kernel, "*i32", constants, ("stride_an", "stride_on"))
+    assert "ld.global" in ptx and "st.global" in ptx
