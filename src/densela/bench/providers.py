@@ -39,6 +39,11 @@ def make_inputs(case: Case, device: str | torch.device, seed: int = 0) -> Inputs
     gemm: ``a``, ``b`` as the product uses them (``a`` m x k, ``b`` k x n; a transposed layout stores
     the operand the other way round and passes a ``.T`` view). transpose: ``a`` (column-major for layout
     "col"). add: ``a`` and ``b`` (``b`` a ``.T`` view for "row+col"). lu: ``a`` (n x n or batch x n x n).
+
+    Example:
+        >>> x = make_inputs(Case("gemm", (4, 3, 2), "float64", layout="nt"), "cpu")
+        >>> tuple(x["b"].shape), x["b"].stride()
+        ((2, 3), (1, 2))
     """
     gen = torch.Generator(device=device).manual_seed(seed)
     dtype = TORCH_DTYPES[case.dtype]

@@ -67,7 +67,13 @@ def _copy_ms(device: torch.device) -> float:
 
 
 def measure_ceilings(progress: bool = True) -> Ceilings:
-    """Measures copy bandwidth and the vendor GEMM peaks on the current GPU (about half a minute)."""
+    """Measures copy bandwidth and the vendor GEMM peaks on the current GPU (about half a minute).
+
+    Example (needs a CUDA GPU):
+        >>> c = measure_ceilings(progress=False)  # doctest: +SKIP
+        >>> sorted(c["peaks_tflops"])  # doctest: +SKIP
+        ['bfloat16', 'float16', 'float32', 'float64', 'tf32']
+    """
     from triton.testing import do_bench
 
     device = torch.device("cuda", torch.cuda.current_device())
@@ -97,7 +103,14 @@ def measure_ceilings(progress: bool = True) -> Ceilings:
 
 
 def ceilings(refresh: bool = False, progress: bool = True) -> Ceilings:
-    """This GPU's ceilings: from the cache, or measured (and cached) when absent or ``refresh``."""
+    """This GPU's ceilings: from the cache, or measured (and cached) when absent or ``refresh``.
+
+    Example (needs a CUDA GPU):
+        >>> print(format_ceilings(ceilings()))  # doctest: +SKIP
+        NVIDIA H200 (measured 2026-11-21T13:05:10+00:00)
+          copy bandwidth  4274 GB/s
+          ...
+    """
     gpu = torch.cuda.get_device_name(torch.cuda.current_device())
     path = cache_path(gpu)
     if path.exists() and not refresh:

@@ -35,7 +35,15 @@ FIELDS = (
 
 
 def read_rows(path: str | Path) -> list[Row]:
-    """Every row of a JSON-lines results file (blank lines skipped)."""
+    """Every row of a JSON-lines results file (blank lines skipped).
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "rows.jsonl"
+        >>> append_row(path, {"suite": "quick", "provider": "densela", "status": "ok"})
+        >>> read_rows(path)[0]["provider"]
+        'densela'
+    """
     with open(path, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
 

@@ -261,6 +261,15 @@ def run_suites(
     """Runs ``suites`` and writes ``rows.jsonl`` (one row at a time), the report and plots to ``out_dir``.
 
     Returns the rows. Without a GPU the suites shrink to interpreter sizes (``suite_for_interpreter``).
+
+    Example (NumPy's add timed on the CPU; any suites of ``SUITES`` run the same way):
+        >>> import tempfile
+        >>> from densela.bench.suites import Case, Suite
+        >>> suite = Suite("demo", "one add", "docs", (Case("add", (32, 32), "float64"),), ("numpy",), "numpy")
+        >>> rows = run_suites([suite], tempfile.mkdtemp(), progress=False, max_seconds=0.2)  # doctest: +ELLIPSIS
+        suite ...
+        >>> rows[0]["status"], rows[0]["timer"]
+        ('ok', 'wall')
     """
     from densela.bench.report import format_table, write_report
 

@@ -18,6 +18,11 @@ MEMORY_BOUND_OPS = ("transpose", "add")
 class Case:
     """One measurement point.
 
+    Example:
+        >>> case = Case("gemm", (100, 60, 20), "float32", "ieee")
+        >>> case.label, case.flops, case.bytes
+        ('100x20 * 20x60', 240000.0, 36800.0)
+
     ``shape``: gemm (m, n, k) for an m x k times k x n product; transpose and add (m, n); lu (n,) for one
     n x n matrix or (batch, n) for a batch. ``precision`` is the float32 mode of gemm ("ieee", "tf32",
     "tf32x3"), None otherwise. ``layout``: "row", or for gemm "nn"/"nt"/"tn"/"tt" (which operands are
@@ -87,6 +92,11 @@ class Case:
 @dataclass(frozen=True)
 class Suite:
     """A named experiment: its cases, the providers compared, and the base of the speedup column.
+
+    Example:
+        >>> suite = Suite("mine", "two sizes", "me", (Case("add", (64, 64), "float32"),), ("densela", "numpy"), "numpy")
+        >>> suite.runs("densela", suite.cases[0]), suite.base_for(suite.cases[0])
+        (True, 'numpy')
 
     ``limits``: (provider, n) pairs: that provider runs only the cases whose ``size`` is at most n (a
     single-threaded CPU baseline that would take minutes on the large sizes). ``op_bases``: (op, provider)

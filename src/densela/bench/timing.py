@@ -53,6 +53,12 @@ def time_gpu(fn: Callable[[], Any], *, max_seconds: float = 3.0, rep_ms: float =
 
     Each round runs ``do_bench`` for about ``rep_ms`` after a warm-up; rounds double in length and
     their samples pool until the spread is small or ``max_seconds`` have passed.
+
+    Example (needs a CUDA GPU):
+        >>> import torch
+        >>> x = torch.randn(4096, 4096, device="cuda")  # doctest: +SKIP
+        >>> time_gpu(lambda: x @ x).timer  # doctest: +SKIP
+        'cuda-events'
     """
     from triton.testing import do_bench
 
@@ -96,6 +102,11 @@ def time_transfers(host: Sequence[Any], device_result: Any, device: Any, reps: i
     """Median milliseconds of copying the ``host`` inputs to ``device`` and ``device_result`` back.
 
     Plain (pageable) host memory, as the studies' ``cudaMemcpy`` calls used; timed with CUDA events.
+
+    Example (needs a CUDA GPU):
+        >>> import torch
+        >>> x = torch.randn(1000, 1000)
+        >>> h2d_ms, d2h_ms = time_transfers([x], x.cuda(), "cuda")  # doctest: +SKIP
     """
     import torch
 
