@@ -275,6 +275,19 @@ class Provider:
         return self.load().get(op)
 
 
+def _vendor_lu(name: str, label: str) -> Provider:
+    """torch.linalg.lu_factor with ``name`` as torch's preferred linear-algebra backend."""
+    return Provider(
+        name,
+        f"torch.linalg.lu_factor, {label} backend",
+        "gpu",
+        cache(lambda: {"lu": _lu_torch(partial(_linalg_library, name))}),
+        needs_gpu=True,
+        lu_pivot_base=1,
+        ops=("lu",),
+    )
+
+
 PROVIDERS: dict[str, Provider] = {
     p.name: p
     for p in (
@@ -296,24 +309,7 @@ PROVIDERS: dict[str, Provider] = {
             needs_gpu=True,
             ops=("gemm", "transpose", "add"),
         ),
-        Provider(
-            "cusolver",
-            "torch.linalg.lu_factor, cuSOLVER backend",
-            "gpu",
-            cache(lambda: {"lu": _lu_torch(partial(_linalg_library, "cusolver"))}),
-            needs_gpu=True,
-            lu_pivot_base=1,
-            ops=("lu",),
-        ),
-        Provider(
-            "magma",
-            "torch.linalg.lu_factor, MAGMA backend",
-            "gpu",
-            cache(lambda: {"lu": _lu_torch(partial(_linalg_library, "magma"))}),
-            needs_gpu=True,
-            lu_pivot_base=1,
-            ops=("lu",),
-        ),
+        *(_vendor_lu(name, label) for name, label in (("cusolver", "cuSOLVER"), ("magma", "MAGMA"))),
         Provider("numpy", "NumPy/SciPy on the CPU, multithreaded BLAS/LAPACK", "cpu", cache(_numpy_ops)),
         Provider(
             "cpu-seq", "torch on one CPU thread (sequential baseline)", "cpu", cache(_cpu_seq_ops), lu_pivot_base=1
