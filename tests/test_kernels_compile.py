@@ -21,16 +21,25 @@ from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 
 from densela._arrays import INTERPRET
-from densela.kernels.gemm import gemm_tiles_kernel
+from densela.kernels.gemm import gemm_tiles_kernel, gemm_tma_kernel, splitk_reduce_kernel
 from densela.kernels.transpose import transpose_tiles_kernel
 
 HOPPER = GPUTarget("cuda", 90, 32)
 
 
-def compile_ptx(kernel: Any, pointer: str, constants: dict[str, Any], ones: tuple[str, ...] = ()) -> str:
-    """PTX of ``kernel`` for Hopper: pointers of type ``pointer``, the ``ones`` arguments specialized to 1."""
-    signature, constexprs = {}, dict(constants, **dict.fromkeys(ones, 1))
+def compile_ptx(
+    kernel: Any,
+    pointer: str,
+    constants: dict[str, Any],
+    ones: tuple[str, ...] = (),
+    descriptors: dict[str, str] | None = None,
+) -> str:
+    """PTX of ``kernel`` for Hopper: pointers of type ``pointer``, the ``ones`` arguments specialized to 1,
+    tensor descriptors typed by ``descriptors`` (name -> 'tensordesc<fp16[128,64]>')."""
+    signature, constexprs = dict(descriptors or {}), dict(constants, **dict.fromkeys(ones, 1))
     for name in kernel.arg_names:
+        if name in signature:
+            continue
         if name in constexprs:
             signature[name] = "constexpr"
         elif name.endswith("_ptr"):
@@ -79,6 +88,7 @@ compiled = pytest.mark.skipif(INTERPRET, reason="kernels are interpreted functio
 def test_gemm_compiles_for_hopper(pointer, acc, precision, instruction, ones, index_64):
     constants = dict(
         HAS_C=True,
+        PARTIAL=False,
         PRECISION=precision,
         ACC_DTYPE=acc,
         UPCAST=False,
@@ -93,8 +103,57 @@ def test_gemm_compiles_for_hopper(pointer, acc, precision, instruction, ones, in
 
 
 @compiled
+@pytest.mark.parametrize("partial", [False, True], ids=["whole", "split-k"])
+def test_split_k_compiles_for_hopper(partial):
+    constants = dict(HAS_C=not partial, PARTIAL=partial, PRECISION="ieee", ACC_DTYPE=tl.float32, UPCAST=False,
+                     INDEX_64=False, BLOCK_M=32, BLOCK_N=32, BLOCK_K=64, GROUP_M=1)  # fmt: skip
+    ptx = compile_ptx(gemm_tiles_kernel, "*fp32", constants, ("stride_ak", "stride_bn"))
+    assert "fma.rn.f32" in ptx and "%nctaid.z" in ptx  # the split count is the grid's third axis
+    reduce_ptx = compile_ptx(splitk_reduce_kernel, "*fp32", dict(HAS_C=True, ACC_DTYPE=tl.float32, INDEX_64=False,
+                             BLOCK_M=64, BLOCK_N=64), ("stride_pn", "stride_on"))  # fmt: skip
+    assert "ld.global" in reduce_ptx and "st.global" in reduce_ptx
+
+
+TMA_CASES = [
+    # (element type, accumulator, precision, A K-major, B K-major, 3xTF32, product instruction)
+    pytest.param("fp16", tl.float32, "ieee", True, False, False, "wgmma", id="float16-nn"),
+    pytest.param("bf16", tl.float32, "ieee", False, True, False, "wgmma", id="bfloat16-tt"),
+    pytest.param("fp32", tl.float32, "tf32", True, True, False, "wgmma", id="tf32"),
+    pytest.param("fp32", tl.float32, "tf32", True, True, True, "wgmma", id="tf32x3"),
+    pytest.param("fp64", tl.float64, "ieee", True, False, False, "mma.sync.aligned.m16n8k16.row.col.f64", id="float64"),
+]
+
+
+@compiled
+@pytest.mark.parametrize("epilogue_split", [1, 2, 4])
+@pytest.mark.parametrize("element, acc, precision, a_k_major, b_k_major, split3, instruction", TMA_CASES)
+def test_tma_kernel_compiles_for_hopper(
+    element, acc, precision, a_k_major, b_k_major, split3, instruction, epilogue_split
+):
+    bm, bn, bk = 64, 64, 32
+    a = f"tensordesc<{element}[{bm},{bk}]>" if a_k_major else f"tensordesc<{element}[{bk},{bm}]>"
+    b = f"tensordesc<{element}[{bn},{bk}]>" if b_k_major else f"tensordesc<{element}[{bk},{bn}]>"
+    constants = dict(HAS_C=True, A_K_MAJOR=a_k_major, B_K_MAJOR=b_k_major, SPLIT3=split3, PRECISION=precision,
+                     ACC_DTYPE=acc, INDEX_64=False, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8, NUM_SMS=132,
+                     FLATTEN=True, EPILOGUE_SPLIT=epilogue_split)  # fmt: skip
+    descriptors = {"a_desc": a, "b_desc": b, "a_lo_desc": a, "b_lo_desc": b}
+    ptx = compile_ptx(gemm_tma_kernel, "*" + element, constants, ("stride_cn", "stride_on"), descriptors)
+    assert instruction in ptx
+    assert "cp.async.bulk.tensor" in ptx  # operand tiles arrive by TMA
+    if split3:
+        assert ptx.count("wgmma.mma_async") >= 3 * ptx.count("wgmma.commit_group") > 0
+
+
+@compiled
 @pytest.mark.parametrize("vec", [1, 2])
 def test_transpose_compiles_for_hopper_with_64_bit_offsets(vec):
-    constants = dict(SCALE=False, INDEX_64=True, VEC=vec, BLOCK_M=64, BLOCK_N=64)
+    constants = dict(SCALE=False, SPLIT=False, INDEX_64=True, VEC=vec, BLOCK_M=64, BLOCK_N=64)
     ptx = compile_ptx(transpose_tiles_kernel, "*i32", constants, ("stride_an", "stride_on"))
     assert "ld.global" in ptx and "st.global" in ptx
+
+
+@compiled
+def test_tf32_split_compiles_for_hopper():
+    constants = dict(SCALE=False, SPLIT=True, INDEX_64=False, VEC=1, BLOCK_M=64, BLOCK_N=64)
+    ptx = compile_ptx(transpose_tiles_kernel, "*fp32", constants, ("stride_an", "stride_on"))
+    assert ptx.count("st.global") >= 2  # high and low parts

@@ -27,6 +27,10 @@ INT32_LIMIT = 2**31 - 1
 ARRAY_TYPES = "torch.Tensor, numpy.ndarray, cupy.ndarray or an object with __dlpack__"
 
 
+def _current_device() -> int:
+    return torch.cuda.current_device()
+
+
 @functools.cache
 def cuda_available() -> bool:
     """True when a CUDA GPU is usable (checked once per process)."""
@@ -39,7 +43,7 @@ def as_tensor(op: str, name: str, x: Any, *, writable: bool = False) -> torch.Te
     ``writable`` marks ``out`` arrays: they must be written through, so they are never copied.
     """
     if isinstance(x, torch.Tensor):
-        t = x.detach()
+        t = x.detach() if x.requires_grad else x
         if t.is_conj() or t.is_neg():
             if writable:
                 raise ValueError(f"{op}: {name} is a lazily conjugated or negated view; it cannot be written")
@@ -142,7 +146,15 @@ def same_view(x: torch.Tensor, y: torch.Tensor) -> bool:
 
 def needs_int64(*tensors: torch.Tensor) -> bool:
     """Whether an element offset of any tensor can pass 2**31 - 1, so kernels must index in 64 bits."""
-    return any(sum((n - 1) * abs(s) for n, s in zip(t.shape, t.stride()) if n > 0) > INT32_LIMIT for t in tensors)
+    for t in tensors:
+        if t.numel() == 0:
+            continue
+        reach = 0
+        for n, s in zip(t.shape, t.stride()):
+            reach += (n - 1) * abs(s)
+        if reach > INT32_LIMIT:
+            return True
+    return False
 
 
 def _wrap(first: Any, t: torch.Tensor) -> Any:
@@ -186,7 +198,7 @@ class Call:
 
     def guard(self) -> Any:
         """Makes ``run_device`` Triton's current device for the launches (a no-op off the GPU)."""
-        if self.run_device.type == "cuda" and self.run_device.index != torch.cuda.current_device():
+        if self.run_device.type == "cuda" and self.run_device.index != _current_device():
             return torch.cuda.device(self.run_device)
         return contextlib.nullcontext()
 
@@ -234,28 +246,40 @@ def prepare(
     None. The first array decides the result's type. ``out_may_alias`` names inputs that ``out`` may be
     (``c`` in ``gemm``): exactly the same object, nothing partial.
     """
-    tensors = {name: (None if x is None and name in optional else as_tensor(op, name, x)) for name, x in arrays.items()}
-    present = {name: t for name, t in tensors.items() if t is not None}
-    out_t = None if out is None else as_tensor(op, "out", out, writable=True)
-    present_out = present if out_t is None else dict(present, out=out_t)
-    devices = {name: t.device for name, t in present_out.items()}
-    device = next(iter(devices.values()))
-    if any(d != device for d in devices.values()):
-        listed = ", ".join(f"{name} on {d}" for name, d in devices.items())
-        raise ValueError(f"{op}: arrays are on different devices ({listed})")
-    if device.type not in ("cpu", "cuda"):
-        raise ValueError(f"{op}: arrays on {device} are not supported (CPU and CUDA only)")
-    if out_t is not None:
-        for name, t in present.items():
-            if name in out_may_alias and same_view(out_t, t):
+    tensors: dict[str, torch.Tensor | None] = {}
+    device = first = None
+    for name, x in arrays.items():
+        if x is None and name in optional:
+            tensors[name] = None
+            continue
+        t = tensors[name] = as_tensor(op, name, x)
+        if device is None:
+            device, first = t.device, x
+        elif t.device != device:
+            _different_devices(op, tensors, None)
+    out_t = None
+    if out is not None:
+        out_t = as_tensor(op, "out", out, writable=True)
+        if out_t.device != device:
+            _different_devices(op, tensors, out_t)
+        for name, t in tensors.items():
+            if t is None or (name in out_may_alias and same_view(out_t, t)):
                 continue
             if overlaps(out_t, t):
                 raise ValueError(f"{op}: out overlaps the memory of {name}; pass a separate output array")
-    first = next(x for x in arrays.values() if x is not None)
-    if INTERPRET or device.type == "cuda":
+    if device.type == "cuda" or (INTERPRET and device.type == "cpu"):
         run_device, backend = device, "triton"
+    elif device.type != "cpu":
+        raise ValueError(f"{op}: arrays on {device} are not supported (CPU and CUDA only)")
     elif cuda_available():
         run_device, backend = torch.device("cuda", torch.cuda.current_device()), "triton"
     else:
         run_device, backend = device, "torch"
     return Call(op, first, tensors, out_t, out, device, run_device, backend)
+
+
+def _different_devices(op: str, tensors: dict[str, torch.Tensor | None], out: torch.Tensor | None) -> None:
+    listed = ", ".join(f"{name} on {t.device}" for name, t in tensors.items() if t is not None)
+    if out is not None:
+        listed += f", out on {out.device}"
+    raise ValueError(f"{op}: arrays are on different devices ({listed})")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import os
 import platform
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -20,6 +21,21 @@ from densela import _arrays
 BACKEND_GPU = "Triton kernels on {gpu}"
 BACKEND_INTERPRETER = "Triton interpreter on the CPU (TRITON_INTERPRET=1)"
 BACKEND_CPU = "PyTorch on the CPU (no GPU found)"
+
+
+def gpu_slug(name: str) -> str:
+    """A file-name form of a GPU name: 'NVIDIA H200' -> 'nvidia-h200'.
+
+    Example:
+        >>> gpu_slug("NVIDIA H100 80GB HBM3")
+        'nvidia-h100-80gb-hbm3'
+    """
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+def cache_dir() -> Path:
+    """Where densela keeps what it measured about a GPU: ``$XDG_CACHE_HOME/densela`` (~/.cache/densela)."""
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "densela"
 
 
 def backend_description() -> str:

@@ -30,12 +30,13 @@ def check_ndim(op: str, name: str, t: torch.Tensor, allowed: Sequence[int]) -> N
 
 def check_same_dtype(op: str, named: dict[str, torch.Tensor], allowed: Sequence[torch.dtype]) -> torch.dtype:
     """All tensors share one dtype from ``allowed``; returns it."""
-    dtypes = {name: t.dtype for name, t in named.items()}
-    first_name, first = next(iter(dtypes.items()))
-    for name, dt in dtypes.items():
-        if dt != first:
+    items = iter(named.items())
+    first_name, first_t = next(items)
+    first = first_t.dtype
+    for name, t in items:
+        if t.dtype != first:
             raise TypeError(
-                f"{op}: mixed dtypes, {first_name} is {dtype_name(first)} and {name} is {dtype_name(dt)}; "
+                f"{op}: mixed dtypes, {first_name} is {dtype_name(first)} and {name} is {dtype_name(t.dtype)}; "
                 "convert them to one dtype first"
             )
     if first not in allowed:
@@ -79,6 +80,8 @@ def check_precision(op: str, precision: str | None, dtype: torch.dtype) -> str:
 
 
 def check_scalar(op: str, name: str, value: object) -> float:
+    if type(value) is float:
+        return value
     if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
         raise TypeError(f"{op}: {name} must be a real number, got {type(value).__name__}")
     return float(value)

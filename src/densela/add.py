@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import torch
-import triton
 
 from densela import _errors
 from densela._arrays import Call, needs_int64, prepare
+from densela._launch import Launcher, cdiv
 from densela.kernels.elementwise import add_tiles_kernel
 from densela.tuning import tile_config
+
+_ADD = Launcher(add_tiles_kernel)
 
 
 def add(a: Any, b: Any, /, *, alpha: float = 1.0, beta: float = 1.0, out: Any = None) -> Any:
@@ -61,8 +63,8 @@ def launch_add(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, alpha: float
     """Launches ``out = alpha * a + beta * b`` (2-D, one shape and dtype, any strides) on checked tensors."""
     m, n = a.shape
     cfg = tile_config(a.element_size())
-    tiles = triton.cdiv(m, cfg.block_m) * triton.cdiv(n, cfg.block_n)
-    add_tiles_kernel[(tiles,)](
+    tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n)
+    _ADD((tiles,),
         a, b, out,
         m, n,
         a.stride(0), a.stride(1),

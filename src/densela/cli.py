@@ -1,4 +1,4 @@
-"""The ``densela`` command: ``info``, ``check`` and the benchmark lab (``bench``, ``report``, ``roofline``).
+"""The ``densela`` command: ``info``, ``check``, ``tune`` and the benchmark lab (``bench``, ``report``, ``roofline``).
 
 Run ``densela --help`` for the commands. ``python -m densela.cli`` works the same.
 """
@@ -66,7 +66,7 @@ def _bench(args: argparse.Namespace, argv: Sequence[str]) -> int:
     rerun = _interpreter_rerun("benchmark", argv)
     if rerun is not None:
         return rerun
-    from densela.bench.roofline import gpu_slug
+    from densela._env import gpu_slug
     from densela.bench.run import context, gpu_present, run_suites
 
     names = args.suites or ["quick"]
@@ -115,6 +115,43 @@ def _roofline(args: argparse.Namespace) -> int:
         rows_path = _rows_path(args.results)
         for path in write_report(read_rows(rows_path), Path(args.out or rows_path.parent), c):
             print(path)
+    return 0
+
+
+def _tune(args: argparse.Namespace) -> int:
+    if _arrays.INTERPRET or not _arrays.cuda_available():
+        print("densela tune: tuning measures kernels on a CUDA GPU; none found", file=sys.stderr)
+        return 1
+    import torch
+
+    from densela.bench.providers import TORCH_DTYPES
+    from densela.bench.suites import SUITES
+    from densela.tuning.tune import Shape, tune
+
+    unknown = [name for name in args.suites if name not in SUITES]
+    if unknown:
+        print(f"densela tune: unknown suite(s) {', '.join(unknown)}; see densela bench --list", file=sys.stderr)
+        return 2
+    shapes = [
+        Shape(*c.shape, TORCH_DTYPES[c.dtype], c.precision if c.dtype == "float32" else None)
+        for name in args.suites
+        for c in SUITES[name].cases
+        if c.op == "gemm"
+    ]
+    dtype = TORCH_DTYPES[args.dtype]
+    precision = args.precision if args.dtype == "float32" else None
+    for text in args.shape or ():
+        sizes = [int(x) for x in text.lower().split("x")]
+        if len(sizes) not in (3, 4) or min(sizes) < 1:
+            print(f"densela tune: --shape wants MxNxK or MxNxKxBATCH, got {text!r}", file=sys.stderr)
+            return 2
+        shapes.append(Shape(*sizes[:3], dtype, precision, *sizes[3:]))
+    if not shapes:
+        shapes = [Shape(*c.shape, TORCH_DTYPES[c.dtype], c.precision) for c in SUITES["quick"].cases if c.op == "gemm"]
+    records = tune(shapes, device=torch.cuda.current_device(), force=args.force, progress=not args.quiet)
+    for r in records:
+        untuned = f"{r['untuned_ms']:.4f}" if r["untuned_ms"] else "-"
+        print(f"{r['shape']:<40} bucket {r['bucket']:<14} {r['ms']:.4f} ms (untuned {untuned} ms)")
     return 0
 
 
@@ -177,6 +214,22 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("results", help="a rows.jsonl file or the folder of a run")
     report.add_argument("--out", default=None, help="output folder (default: beside the rows)")
 
+    tune = commands.add_parser(
+        "tune",
+        help="measure GEMM configurations per shape bucket on this GPU and keep the best (cached per GPU model)",
+        description=(
+            "Times every candidate configuration for the GEMM shapes of the named suites and of --shape, and "
+            "stores the best per shape bucket in ~/.cache/densela/gemm-<gpu>.json, which densela reads from then "
+            "on. Buckets already tuned are skipped unless --force. Default: the quick suite's products."
+        ),
+    )
+    tune.add_argument("suites", nargs="*", metavar="SUITE", help="suites whose GEMM cases to tune for")
+    tune.add_argument("--shape", action="append", help="MxNxK or MxNxKxBATCH (repeatable), with --dtype/--precision")
+    tune.add_argument("--dtype", default="float32", choices=("float16", "bfloat16", "float32", "float64"))
+    tune.add_argument("--precision", default="ieee", choices=("ieee", "tf32", "tf32x3"))
+    tune.add_argument("--force", action="store_true", help="tune buckets that are already in the file again")
+    tune.add_argument("--quiet", action="store_true", help="no progress lines")
+
     roof = commands.add_parser(
         "roofline", help="measure this GPU's copy bandwidth and GEMM peaks (cached); plot a run on the roofline"
     )
@@ -205,6 +258,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _report(args)
     if args.command == "roofline":
         return _roofline(args)
+    if args.command == "tune":
+        return _tune(args)
     return _check(args, argv)
 
 

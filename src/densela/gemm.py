@@ -5,14 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 import torch
-import triton
 import triton.language as tl
+from triton.tools.tensor_descriptor import TensorDescriptor
 
 from densela import _errors
 from densela._arrays import INTERPRET, Call, needs_int64, prepare
-from densela.kernels.gemm import gemm_tiles_kernel
+from densela._launch import Launcher, cdiv
+from densela.kernels.gemm import gemm_tiles_kernel, gemm_tma_kernel, splitk_reduce_kernel
 from densela.transpose import launch_transpose
-from densela.tuning import gemm_config, k_major_copy_from, shared_memory
+from densela.tuning import GemmConfig, gemm_config, k_major_copy_from, multiprocessors, tile_config
+
+_TILES = Launcher(gemm_tiles_kernel)
+_TMA = Launcher(gemm_tma_kernel)
+_REDUCE = Launcher(splitk_reduce_kernel)
 
 MAX_GRID_Y = 65535  # CUDA's limit on the second grid dimension, which carries the batch
 
@@ -84,16 +89,16 @@ def _gemm(
     alpha = _errors.check_scalar(op, "alpha", alpha)
     beta = _errors.check_scalar(op, "beta", beta)
     call = prepare(op, {"a": a, "b": b, "c": c}, out, optional=("c",), out_may_alias=("c",))
-    ta, tb, tc = (call.tensors[n] for n in ("a", "b", "c"))
-    named = {"a": ta, "b": tb} if tc is None else {"a": ta, "b": tb, "c": tc}
-    dtype = _errors.check_same_dtype(op, named, _errors.FLOAT_DTYPES)
+    tensors = call.tensors
+    ta, tb, tc = tensors["a"], tensors["b"], tensors["c"]
+    dtype = _errors.check_same_dtype(op, tensors if tc is not None else {"a": ta, "b": tb}, _errors.FLOAT_DTYPES)
     precision = _errors.check_precision(op, precision, dtype)
     _errors.check_ndim(op, "a", ta, (2, 3))
     _errors.check_ndim(op, "b", tb, (2, 3))
     opa = ta.mT if trans_a else ta
     opb = tb.mT if trans_b else tb
-    shape = _result_shape(op, opa, opb, trans_a, trans_b)
-    if tc is not None and tuple(tc.shape) != shape:
+    shape = _result_shape(op, opa.shape, opb.shape, trans_a, trans_b)
+    if tc is not None and tc.shape != shape:
         raise ValueError(f"{op}: c has shape {tuple(tc.shape)}, the product has shape {shape}")
     if tc is None and beta != 0.0:
         raise ValueError(f"{op}: beta={beta} needs c")
@@ -102,17 +107,16 @@ def _gemm(
     return call.finish(_run(call, opa, opb, beta, alpha, shape, precision))
 
 
-def _result_shape(op: str, a: torch.Tensor, b: torch.Tensor, trans_a: bool, trans_b: bool) -> tuple[int, ...]:
-    flags = f" (trans_a={trans_a}, trans_b={trans_b})" if trans_a or trans_b else ""
-    if a.ndim == 2 and b.ndim == 3:
-        raise ValueError(f"{op}: a 2-D a with a 3-D b is not supported (shapes {tuple(a.shape)} and {tuple(b.shape)})")
-    if a.shape[-1] != b.shape[-2]:
-        raise ValueError(
-            f"{op}: inner dimensions differ: op(a) has shape {tuple(a.shape)} and op(b) {tuple(b.shape)}{flags}"
-        )
-    if a.ndim == 3 and b.ndim == 3 and a.shape[0] != b.shape[0]:
-        raise ValueError(f"{op}: batch sizes differ: a has shape {tuple(a.shape)} and b {tuple(b.shape)}")
-    return (*a.shape[:-1], b.shape[-1])
+def _result_shape(op: str, a: torch.Size, b: torch.Size, trans_a: bool, trans_b: bool) -> tuple[int, ...]:
+    """The product's shape from the shapes of op(a) and op(b), or a ValueError naming both."""
+    if len(a) == 2 and len(b) == 3:
+        raise ValueError(f"{op}: a 2-D a with a 3-D b is not supported (shapes {tuple(a)} and {tuple(b)})")
+    if a[-1] != b[-2]:
+        flags = f" (trans_a={trans_a}, trans_b={trans_b})" if trans_a or trans_b else ""
+        raise ValueError(f"{op}: inner dimensions differ: op(a) has shape {tuple(a)} and op(b) {tuple(b)}{flags}")
+    if len(a) == 3 and len(b) == 3 and a[0] != b[0]:
+        raise ValueError(f"{op}: batch sizes differ: a has shape {tuple(a)} and b {tuple(b)}")
+    return (*a[:-1], b[-1])
 
 
 def _run(
@@ -169,35 +173,173 @@ def launch_gemm(
     alpha: float,
     beta: float,
     precision: str,
+    cfg: GemmConfig | None = None,
 ) -> None:
-    """Launches ``out = alpha * a @ b + beta * c`` (c None: not read) on tensors already checked."""
+    """Launches ``out = alpha * a @ b + beta * c`` (c None: not read) on tensors already checked.
+
+    ``cfg`` replaces the configuration the tuning tables give for this shape (the sweep scripts use it).
+    """
     m, k = a.shape[-2:]
     n = b.shape[-1]
     batch = out.shape[0] if out.ndim == 3 else 1
-    b_k_major = b.stride(-2) == 1 and n > 1
+    device = out.device.index if out.is_cuda else None
+    if cfg is None:
+        cfg = gemm_config(m, n, k, a.dtype, precision, batch=batch, device=device)
+    if cfg.kernel == "tma" and out.ndim == 2 and k > 0:
+        _launch_tma(a, b, c, out, alpha, beta, precision, cfg, device)
+    else:
+        _launch_tiles(a, b, c, out, alpha, beta, precision, cfg)
+
+
+def _launch_tiles(
+    a: torch.Tensor,
+    b: torch.Tensor,
+    c: torch.Tensor | None,
+    out: torch.Tensor,
+    alpha: float,
+    beta: float,
+    precision: str,
+    cfg: GemmConfig,
+) -> None:
+    """``gemm_tiles_kernel`` over the batch in grid-sized chunks; with split-K, then ``splitk_reduce_kernel``."""
+    m, k = a.shape[-2:]
+    n = b.shape[-1]
+    batch = out.shape[0] if out.ndim == 3 else 1
     copy_from = k_major_copy_from(a.dtype, precision)
-    if not b_k_major and b.ndim == 2 and copy_from is not None and m >= copy_from and k > 1:
+    if b.stride(-2) != 1 and b.ndim == 2 and copy_from is not None and m >= copy_from and k > 1 and n > 1:
         b = _k_major_copy(b)
-        b_k_major = True
-    shared_bytes = shared_memory(out.device.index) if out.is_cuda else None
-    cfg = gemm_config(m, n, k, a.dtype, precision, b_k_major, shared_bytes)
-    tiles = triton.cdiv(m, cfg.block_m) * triton.cdiv(n, cfg.block_n)
+    split = max(1, min(cfg.split_k, cdiv(k, cfg.block_k)))
+    tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n)
+    acc_dtype = _ACC_DTYPE[a.dtype]
     operands = (a, b, out) if c is None else (a, b, c, out)
     index_64 = needs_int64(*operands)
     for start in range(0, batch, MAX_GRID_Y):
         count = min(MAX_GRID_Y, batch - start)
         pa, pb, po = (_batch_part(t, start, count) for t in (a, b, out))
         pc = po if c is None else _batch_part(c, start, count)
-        gemm_tiles_kernel[(tiles, count)](
-            pa, pb, pc, po,
+        target, split_stride = po, 0
+        if split > 1:
+            wide = torch.float64 if acc_dtype == tl.float64 else torch.float32
+            target = torch.empty((split, count, m, n), dtype=wide, device=out.device)
+            split_stride = target.stride(0)
+            index_64 = index_64 or needs_int64(target)
+        _TILES((tiles, count, split),
+            pa, pb, pc, target,
             m, n, k,
-            *_batched(pa), *_batched(pb), *_batched(pc), *_batched(po),
+            *_batched(pa), *_batched(pb), *_batched(pc), split_stride, *_batched(target[0] if split > 1 else po),
             alpha, beta,
-            HAS_C=c is not None,
+            HAS_C=c is not None and split == 1,
+            PARTIAL=split > 1,
             PRECISION=precision,
-            ACC_DTYPE=_ACC_DTYPE[a.dtype],
+            ACC_DTYPE=acc_dtype,
             UPCAST=INTERPRET and a.dtype == torch.bfloat16,
             INDEX_64=index_64,
             BLOCK_M=cfg.block_m, BLOCK_N=cfg.block_n, BLOCK_K=cfg.block_k, GROUP_M=cfg.group_m,
             num_warps=cfg.num_warps, num_stages=cfg.num_stages,
         )  # fmt: skip
+        if split > 1:
+            tile = tile_config(4)
+            reduce_tiles = cdiv(m, tile.block_m) * cdiv(n, tile.block_n)
+            _REDUCE((reduce_tiles, count),
+                target, pc, po,
+                m, n, split,
+                *target.stride(),
+                *_batched(pc), *_batched(po),
+                alpha, beta,
+                HAS_C=c is not None,
+                ACC_DTYPE=acc_dtype,
+                INDEX_64=index_64,
+                BLOCK_M=tile.block_m, BLOCK_N=tile.block_n,
+                num_warps=tile.num_warps,
+            )  # fmt: skip
+
+
+def _aligned_rows(rows: int, cols: int, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    """A new rows x cols array whose rows start on 16-byte boundaries (the row stride padded), as TMA needs."""
+    per_16 = 16 // dtype.itemsize
+    stride = cdiv(cols, per_16) * per_16
+    return torch.empty((rows, stride), dtype=dtype, device=device)[:, :cols]
+
+
+def _tma_readable(t: torch.Tensor) -> bool:
+    """Whether TMA can read the 2-D view ``t`` row by row: unit column stride, 16-byte aligned start and rows."""
+    size = t.element_size()
+    return t.stride(1) == 1 and t.data_ptr() % 16 == 0 and (t.stride(0) * size) % 16 == 0
+
+
+def _tma_operand(x: torch.Tensor, k_major_only: bool) -> tuple[torch.Tensor, bool]:
+    """An operand ``x`` (rows x K, as the product uses it) as TMA will read it: (view, K-major?).
+
+    K-major: ``x`` itself, rows of K contiguous elements. Otherwise ``x.T`` (K x rows), when the tensor
+    cores may read it transposed (16-bit, float64 and FMA products). Anything else is first copied
+    K-major into 16-byte aligned rows by densela's transpose kernel.
+    """
+    if _tma_readable(x):
+        return x, True
+    if not k_major_only and _tma_readable(x.T):
+        return x.T, False
+    copy = _aligned_rows(x.shape[0], x.shape[1], x.dtype, x.device)
+    launch_transpose(x.T, copy, 1.0)
+    return copy, True
+
+
+def _tma_split(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The high and low TF32 parts of ``x`` (rows x K), K-major in 16-byte aligned rows, for 3xTF32."""
+    hi = _aligned_rows(x.shape[0], x.shape[1], x.dtype, x.device)
+    lo = _aligned_rows(x.shape[0], x.shape[1], x.dtype, x.device)
+    launch_transpose(x.T, hi, 1.0, lo=lo)
+    return hi, lo
+
+
+def _descriptor(view: torch.Tensor, k_major: bool, rows_block: int, k_block: int) -> TensorDescriptor:
+    """A TMA descriptor over ``view`` (rows x K when ``k_major``, else K x rows) with tiles of the block shape."""
+    block = [rows_block, k_block] if k_major else [k_block, rows_block]
+    return TensorDescriptor(view, list(view.shape), [view.stride(0), 1], block)
+
+
+def _launch_tma(
+    a: torch.Tensor,
+    b: torch.Tensor,
+    c: torch.Tensor | None,
+    out: torch.Tensor,
+    alpha: float,
+    beta: float,
+    precision: str,
+    cfg: GemmConfig,
+    device: int | None,
+) -> None:
+    """``gemm_tma_kernel`` on 2-D operands, after the copies TMA and the tensor cores need."""
+    m, k = a.shape
+    n = b.shape[1]
+    split3 = a.dtype == torch.float32 and precision == "tf32x3"
+    k_major_only = a.dtype == torch.float32 and precision == "tf32"
+    if split3:
+        (a_op, a_lo), (b_op, b_lo) = _tma_split(a), _tma_split(b.T)
+        a_km = b_km = True
+    else:
+        (a_op, a_km), (b_op, b_km) = _tma_operand(a, k_major_only), _tma_operand(b.T, k_major_only)
+        a_lo, b_lo = a_op, b_op
+    bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
+    tiles = cdiv(m, bm) * cdiv(n, bn)
+    sms = multiprocessors(device)
+    pc = out if c is None else c
+    _TMA((min(sms, tiles),),
+        _descriptor(a_op, a_km, bm, bk), _descriptor(b_op, b_km, bn, bk),
+        _descriptor(a_lo, a_km, bm, bk), _descriptor(b_lo, b_km, bn, bk),
+        pc, out,
+        m, n, k,
+        *pc.stride(), *out.stride(),
+        alpha, beta,
+        HAS_C=c is not None,
+        A_K_MAJOR=a_km,
+        B_K_MAJOR=b_km,
+        SPLIT3=split3,
+        PRECISION="tf32" if split3 else precision,
+        ACC_DTYPE=_ACC_DTYPE[a.dtype],
+        INDEX_64=needs_int64(pc, out),
+        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=cfg.group_m,
+        NUM_SMS=sms,
+        FLATTEN=cfg.flatten,
+        EPILOGUE_SPLIT=cfg.epilogue_split,
+        num_warps=cfg.num_warps, num_stages=cfg.num_stages,
+    )  # fmt: skip

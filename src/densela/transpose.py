@@ -9,15 +9,18 @@ from __future__ import annotations
 from typing import Any
 
 import torch
-import triton
 
 from densela import _errors
 from densela._arrays import Call, as_tensor, needs_int64, prepare
+from densela._launch import Launcher, cdiv
 from densela.kernels.transpose import transpose_square_inplace_kernel, transpose_tiles_kernel
 from densela.tuning import tile_config
 
 _WORDS = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 """The integer type each item size moves as; 16-byte (complex128) items move as two 8-byte words."""
+
+_TILES = Launcher(transpose_tiles_kernel)
+_SQUARE = Launcher(transpose_square_inplace_kernel)
 
 _SCALABLE_DTYPES = (*_errors.FLOAT_DTYPES, torch.complex64, torch.complex128)
 
@@ -162,19 +165,25 @@ def _as_words(t: torch.Tensor, scaled: bool) -> tuple[torch.Tensor, int]:
     return words, (words.shape[2] if words.ndim == 3 else 1)
 
 
-def launch_transpose(a: torch.Tensor, out: torch.Tensor, alpha: float) -> None:
-    """Launches ``out = alpha * a.T`` (a m x n, out n x m, same dtype; alpha == 1 moves bits) on checked tensors."""
+def launch_transpose(a: torch.Tensor, out: torch.Tensor, alpha: float, lo: torch.Tensor | None = None) -> None:
+    """Launches ``out = alpha * a.T`` (a m x n, out n x m, same dtype; alpha == 1 moves bits) on checked tensors.
+
+    With ``lo`` (float32, alpha == 1, the same strides as ``out``) the transpose is split into TF32 parts
+    for a 3xTF32 product: ``out`` gets the rounded high part and ``lo`` the rounded remainder.
+    """
     scaled = alpha != 1.0
-    (src, vec), (dst, _) = _as_words(a, scaled), _as_words(out, scaled)
+    split = lo is not None
+    (src, vec), (dst, _) = _as_words(a, scaled or split), _as_words(out, scaled or split)
     m, n = a.shape
     cfg = tile_config(a.element_size())
-    tiles = triton.cdiv(m, cfg.block_m) * triton.cdiv(n, cfg.block_n)
-    transpose_tiles_kernel[(tiles,)](
-        src, dst,
+    tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n)
+    _TILES((tiles,),
+        src, dst, lo if split else dst,
         m, n,
         *a.stride(), *out.stride(),
         alpha,
         SCALE=scaled,
+        SPLIT=split,
         INDEX_64=needs_int64(src, dst),
         VEC=vec,
         BLOCK_M=cfg.block_m, BLOCK_N=cfg.block_n,
@@ -188,8 +197,8 @@ def launch_transpose_square(a: torch.Tensor) -> None:
     n = a.shape[0]
     cfg = tile_config(a.element_size())
     block = min(cfg.block_m, cfg.block_n)
-    tiles = triton.cdiv(n, block)
-    transpose_square_inplace_kernel[(tiles * (tiles + 1) // 2,)](
+    tiles = cdiv(n, block)
+    _SQUARE((tiles * (tiles + 1) // 2,),
         words,
         n,
         *a.stride(),

@@ -9,13 +9,13 @@ These are the ceilings every "% of ceiling" column divides by. The cache lives i
 from __future__ import annotations
 
 import json
-import os
-import re
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import torch
+
+from densela._env import cache_dir, gpu_slug
 
 Ceilings = dict[str, Any]
 
@@ -24,19 +24,8 @@ COPY_BYTES = 2 * 2**30
 PRECISIONS = ("float16", "bfloat16", "float32", "tf32", "float64")
 
 
-def gpu_slug(name: str) -> str:
-    """A file-name form of a GPU name: 'NVIDIA H200' -> 'nvidia-h200'.
-
-    Example:
-        >>> gpu_slug("NVIDIA H100 80GB HBM3")
-        'nvidia-h100-80gb-hbm3'
-    """
-    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-
-
 def cache_path(gpu: str) -> Path:
-    root = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "densela"
-    return root / f"ceilings-{gpu_slug(gpu)}.json"
+    return cache_dir() / f"ceilings-{gpu_slug(gpu)}.json"
 
 
 def ceiling_key(dtype: str, precision: str | None) -> str:

@@ -1,9 +1,58 @@
-"""GEMM kernels: ``out = alpha * A @ B + beta * C`` over a batch, any strides."""
+"""GEMM kernels: ``out = alpha * A @ B + beta * C``.
+
+Two kernels compute products and one finishes split-K products:
+
+- ``gemm_tiles_kernel``: one program per output tile (and per K slice with split-K), operands read through
+  pointers and any strides, batched. It serves every layout, the interpreter, batches, small and thin
+  products.
+- ``gemm_tma_kernel``: a persistent kernel (one program per SM walking the tiles in grouped order) whose
+  operand tiles arrive by the Hopper tensor-memory accelerator (TMA) through tensor descriptors. It serves
+  large 2-D products whose operands TMA can read (16-byte aligned rows, unit inner stride).
+- ``splitk_reduce_kernel``: sums the float32/float64 partial products of a split-K launch and applies
+  ``alpha``, ``beta`` and ``C``.
+"""
 
 from __future__ import annotations
 
 import triton
 import triton.language as tl
+
+
+@triton.jit
+def grouped_tile(tile, num_m, num_n, GROUP_M: tl.constexpr):
+    """(row, column) of output tile number ``tile`` when tiles are visited in groups of GROUP_M rows.
+
+    Neighbouring tile numbers share A rows and B columns, so operand tiles are reused from L2.
+    """
+    group_size = GROUP_M * num_n
+    first_m = (tile // group_size) * GROUP_M
+    rows_in_group = min(num_m - first_m, GROUP_M)
+    pid_m = first_m + (tile % group_size) % rows_in_group
+    pid_n = (tile % group_size) // rows_in_group
+    return pid_m, pid_n
+
+
+@triton.jit
+def store_tile(
+    acc, out_ptr, c_ptr, offs_m, offs_n, M, N,
+    stride_cm, stride_cn, stride_om, stride_on,
+    alpha, beta,
+    HAS_C: tl.constexpr, SCALE: tl.constexpr, ACC_DTYPE: tl.constexpr,
+):  # fmt: skip
+    """Writes ``alpha * acc + beta * C`` (``SCALE``) or ``acc`` itself to the masked tile at (offs_m, offs_n).
+
+    ``out_ptr`` and ``c_ptr`` already point at their batch entry. ``HAS_C`` is False when beta == 0, and
+    C is then never read. The result is rounded once to ``out``'s dtype.
+    """
+    mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    if SCALE:
+        acc = acc * tl.full((), alpha, ACC_DTYPE)
+        if HAS_C:
+            c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+            c = tl.load(c_ptrs, mask=mask, other=0.0).to(ACC_DTYPE)
+            acc += tl.full((), beta, ACC_DTYPE) * c
+    out_ptrs = out_ptr + offs_m[:, None] * stride_om + offs_n[None, :] * stride_on
+    tl.store(out_ptrs, acc.to(out_ptr.dtype.element_ty), mask=mask)
 
 
 @triton.jit
@@ -13,9 +62,10 @@ def gemm_tiles_kernel(
     stride_ab, stride_am, stride_ak,
     stride_bb, stride_bk, stride_bn,
     stride_cb, stride_cm, stride_cn,
-    stride_ob, stride_om, stride_on,
+    stride_os, stride_ob, stride_om, stride_on,
     alpha: tl.float64, beta: tl.float64,
     HAS_C: tl.constexpr,
+    PARTIAL: tl.constexpr,
     PRECISION: tl.constexpr,
     ACC_DTYPE: tl.constexpr,
     UPCAST: tl.constexpr,
@@ -25,20 +75,20 @@ def gemm_tiles_kernel(
 ):  # fmt: skip
     """One program computes one BLOCK_M x BLOCK_N tile of ``out`` for batch entry ``program_id(1)``.
 
-    Tiles are visited in groups of GROUP_M rows so neighbouring programs share A and B tiles in L2.
-    ``HAS_C`` is False when beta == 0: C is then never read. ``UPCAST`` converts operands to ACC_DTYPE
-    before the dot (Triton's interpreter computes bf16 dots wrongly). ``INDEX_64`` widens offsets when
-    an operand spans more than 2**31 elements.
+    Split-K (``PARTIAL``): the grid's third axis splits the K blocks into slices; program ``program_id(2)``
+    sums only its slice and writes the unscaled partial sum to ``out + program_id(2) * stride_os`` (a
+    float32/float64 workspace that ``splitk_reduce_kernel`` finishes). ``UPCAST`` converts operands to
+    ACC_DTYPE before the dot (Triton's interpreter computes bf16 dots wrongly). ``INDEX_64`` widens offsets
+    when an operand spans more than 2**31 elements.
     """
     pid = tl.program_id(0)
     batch = tl.program_id(1)
-    num_m = tl.cdiv(M, BLOCK_M)
-    num_n = tl.cdiv(N, BLOCK_N)
-    group_size = GROUP_M * num_n
-    first_m = (pid // group_size) * GROUP_M
-    rows_in_group = min(num_m - first_m, GROUP_M)
-    pid_m = first_m + (pid % group_size) % rows_in_group
-    pid_n = (pid % group_size) // rows_in_group
+    split = tl.program_id(2)
+    pid_m, pid_n = grouped_tile(pid, tl.cdiv(M, BLOCK_M), tl.cdiv(N, BLOCK_N), GROUP_M)
+    k_blocks = tl.cdiv(K, BLOCK_K)
+    blocks_per_split = tl.cdiv(k_blocks, tl.num_programs(2))
+    k_first = split * blocks_per_split
+    k_last = min(k_first + blocks_per_split, k_blocks)
 
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
@@ -50,16 +100,17 @@ def gemm_tiles_kernel(
         offs_n = offs_n.to(tl.int64)
         offs_k = offs_k.to(tl.int64)
         batch = batch.to(tl.int64)
+        split = split.to(tl.int64)
         # a stride Triton specialized to the constant 1 is a Python int: widen through an int64 tensor
         step_a = tl.full((), BLOCK_K, tl.int64) * stride_ak
         step_b = tl.full((), BLOCK_K, tl.int64) * stride_bk
     mask_m = offs_m < M
     mask_n = offs_n < N
-    a_ptrs = a_ptr + batch * stride_ab + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
-    b_ptrs = b_ptr + batch * stride_bb + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
+    a_ptrs = a_ptr + batch * stride_ab + k_first * step_a + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + batch * stride_bb + k_first * step_b + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
 
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=ACC_DTYPE)
-    for k in range(0, tl.cdiv(K, BLOCK_K)):
+    for k in range(k_first, k_last):
         k_left = K - k * BLOCK_K
         a = tl.load(a_ptrs, mask=mask_m[:, None] & (offs_k[None, :] < k_left), other=0.0)
         b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_left) & mask_n[None, :], other=0.0)
@@ -70,11 +121,159 @@ def gemm_tiles_kernel(
         a_ptrs += step_a
         b_ptrs += step_b
 
-    acc = acc * tl.full((), alpha, ACC_DTYPE)
-    mask = mask_m[:, None] & mask_n[None, :]
-    if HAS_C:
-        c_ptrs = c_ptr + batch * stride_cb + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
-        c = tl.load(c_ptrs, mask=mask, other=0.0).to(ACC_DTYPE)
-        acc += tl.full((), beta, ACC_DTYPE) * c
-    out_ptrs = out_ptr + batch * stride_ob + offs_m[:, None] * stride_om + offs_n[None, :] * stride_on
-    tl.store(out_ptrs, acc.to(out_ptr.dtype.element_ty), mask=mask)
+    store_tile(
+        acc, out_ptr + split * stride_os + batch * stride_ob, c_ptr + batch * stride_cb, offs_m, offs_n, M, N,
+        stride_cm, stride_cn, stride_om, stride_on, alpha, beta, HAS_C, not PARTIAL, ACC_DTYPE,
+    )  # fmt: skip
+
+
+@triton.jit
+def splitk_reduce_kernel(
+    part_ptr, c_ptr, out_ptr,
+    M, N, SPLITS,
+    stride_ps, stride_pb, stride_pm, stride_pn,
+    stride_cb, stride_cm, stride_cn,
+    stride_ob, stride_om, stride_on,
+    alpha: tl.float64, beta: tl.float64,
+    HAS_C: tl.constexpr,
+    ACC_DTYPE: tl.constexpr,
+    INDEX_64: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+):  # fmt: skip
+    """``out = alpha * sum_s part[s] + beta * C`` for one BLOCK_M x BLOCK_N tile of batch entry ``program_id(1)``.
+
+    The partial sums are added in split order, so the result does not depend on scheduling.
+    """
+    pid = tl.program_id(0)
+    batch = tl.program_id(1)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    offs_m = (pid // tiles_n) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = (pid % tiles_n) * BLOCK_N + tl.arange(0, BLOCK_N)
+    if INDEX_64:
+        offs_m = offs_m.to(tl.int64)
+        offs_n = offs_n.to(tl.int64)
+        batch = batch.to(tl.int64)
+    mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    part_ptrs = part_ptr + batch * stride_pb + offs_m[:, None] * stride_pm + offs_n[None, :] * stride_pn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=ACC_DTYPE)
+    for _ in range(SPLITS):
+        acc += tl.load(part_ptrs, mask=mask, other=0.0)
+        part_ptrs += stride_ps
+    store_tile(
+        acc, out_ptr + batch * stride_ob, c_ptr + batch * stride_cb, offs_m, offs_n, M, N,
+        stride_cm, stride_cn, stride_om, stride_on, alpha, beta, HAS_C, True, ACC_DTYPE,
+    )  # fmt: skip
+
+
+@triton.jit
+def _load_operand(desc, outer, k, STORED_K_MAJOR: tl.constexpr):
+    """The (outer x BLOCK_K) tile of an operand at (outer, k), from a descriptor over its stored form.
+
+    ``STORED_K_MAJOR``: the descriptor views the operand as [outer, K] (K contiguous); otherwise as
+    [K, outer], and the loaded tile is transposed (a free view for the tensor cores' shared memory reads).
+    """
+    return desc.load([outer, k]) if STORED_K_MAJOR else desc.load([k, outer]).T
+
+
+@triton.jit
+def gemm_tma_kernel(
+    a_desc, b_desc, a_lo_desc, b_lo_desc,
+    c_ptr, out_ptr,
+    M, N, K,
+    stride_cm, stride_cn, stride_om, stride_on,
+    alpha: tl.float64, beta: tl.float64,
+    HAS_C: tl.constexpr,
+    A_K_MAJOR: tl.constexpr,
+    B_K_MAJOR: tl.constexpr,
+    SPLIT3: tl.constexpr,
+    PRECISION: tl.constexpr,
+    ACC_DTYPE: tl.constexpr,
+    INDEX_64: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+    NUM_SMS: tl.constexpr,
+    FLATTEN: tl.constexpr,
+    EPILOGUE_SPLIT: tl.constexpr,
+):  # fmt: skip
+    """Persistent product: program p computes output tiles p, p + NUM_SMS, ... in grouped order.
+
+    Operand tiles come through TMA descriptors: ``a_desc`` over A as [M, K] (``A_K_MAJOR``) or as [K, M],
+    ``b_desc`` over B as [N, K] (``B_K_MAJOR``) or as [K, N]. 32-bit tensor-core products need both
+    K-major (wgmma reads transposed 32-bit operands only from registers). With ``SPLIT3`` the descriptors
+    hold the high TF32 parts of A and B, and ``a_lo_desc``/``b_lo_desc`` the remainders: the product is
+    a_lo b + a b_lo + a b, three TF32 products with float32-level accuracy (3xTF32); each K step's three
+    products start from zero and are added to the tile's sum in float32, since wgmma's TF32 accumulation
+    over a long K chain is less precise than float32 (4.8e-6 against 8e-7 normwise at 2048^3 on an
+    H200). ``FLATTEN`` lets
+    Triton pipeline across the tile loop, so the next tile's loads overlap this tile's epilogue.
+    ``EPILOGUE_SPLIT`` (1, 2 or 4) stores the tile in that many column slices: the layout conversion
+    before each store then holds only a slice in shared memory, which leaves room for pipeline stages.
+    """
+    start = tl.program_id(0)
+    num_m = tl.cdiv(M, BLOCK_M)
+    num_n = tl.cdiv(N, BLOCK_N)
+    k_tiles = tl.cdiv(K, BLOCK_K)
+    for tile in tl.range(start, num_m * num_n, NUM_SMS, flatten=FLATTEN):
+        pid_m, pid_n = grouped_tile(tile, num_m, num_n, GROUP_M)
+        row0 = pid_m * BLOCK_M
+        col0 = pid_n * BLOCK_N
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=ACC_DTYPE)
+        for kk in range(k_tiles):
+            k0 = kk * BLOCK_K
+            a = _load_operand(a_desc, row0, k0, A_K_MAJOR)
+            b = _load_operand(b_desc, col0, k0, B_K_MAJOR).T
+            if SPLIT3:
+                a_lo = _load_operand(a_lo_desc, row0, k0, A_K_MAJOR)
+                b_lo = _load_operand(b_lo_desc, col0, k0, B_K_MAJOR).T
+                part = tl.dot(a_lo, b, tl.zeros((BLOCK_M, BLOCK_N), ACC_DTYPE), input_precision="tf32")
+                part = tl.dot(a, b_lo, part, input_precision="tf32")
+                acc += tl.dot(a, b, part, input_precision="tf32")
+            else:
+                acc = tl.dot(a, b, acc, input_precision=PRECISION, out_dtype=ACC_DTYPE)
+        offs_m = row0 + tl.arange(0, BLOCK_M)
+        if INDEX_64:
+            offs_m = offs_m.to(tl.int64)
+        if EPILOGUE_SPLIT == 1:
+            _store_columns(acc, out_ptr, c_ptr, offs_m, col0, M, N, stride_cm, stride_cn, stride_om, stride_on,
+                           alpha, beta, HAS_C, ACC_DTYPE, INDEX_64)  # fmt: skip
+        elif EPILOGUE_SPLIT == 2:
+            _store_halves(acc, out_ptr, c_ptr, offs_m, col0, M, N, stride_cm, stride_cn, stride_om, stride_on,
+                          alpha, beta, HAS_C, ACC_DTYPE, INDEX_64)  # fmt: skip
+        else:
+            left, right = _halves(acc)
+            _store_halves(left, out_ptr, c_ptr, offs_m, col0, M, N, stride_cm, stride_cn, stride_om, stride_on,
+                          alpha, beta, HAS_C, ACC_DTYPE, INDEX_64)  # fmt: skip
+            _store_halves(right, out_ptr, c_ptr, offs_m, col0 + BLOCK_N // 2, M, N, stride_cm, stride_cn, stride_om,
+                          stride_on, alpha, beta, HAS_C, ACC_DTYPE, INDEX_64)  # fmt: skip
+
+
+@triton.jit
+def _halves(acc):
+    """The left and right column halves of the 2-D tile ``acc``."""
+    return tl.split(tl.permute(tl.reshape(acc, (acc.shape[0], 2, acc.shape[1] // 2)), (0, 2, 1)))
+
+
+@triton.jit
+def _store_halves(
+    acc, out_ptr, c_ptr, offs_m, col0, M, N, stride_cm, stride_cn, stride_om, stride_on, alpha, beta,
+    HAS_C: tl.constexpr, ACC_DTYPE: tl.constexpr, INDEX_64: tl.constexpr,
+):  # fmt: skip
+    """``_store_columns`` for the two column halves of ``acc``, one after the other."""
+    left, right = _halves(acc)
+    _store_columns(left, out_ptr, c_ptr, offs_m, col0, M, N, stride_cm, stride_cn, stride_om, stride_on,
+                   alpha, beta, HAS_C, ACC_DTYPE, INDEX_64)  # fmt: skip
+    _store_columns(right, out_ptr, c_ptr, offs_m, col0 + acc.shape[1] // 2, M, N, stride_cm, stride_cn, stride_om,
+                   stride_on, alpha, beta, HAS_C, ACC_DTYPE, INDEX_64)  # fmt: skip
+
+
+@triton.jit
+def _store_columns(
+    acc, out_ptr, c_ptr, offs_m, col0, M, N, stride_cm, stride_cn, stride_om, stride_on, alpha, beta,
+    HAS_C: tl.constexpr, ACC_DTYPE: tl.constexpr, INDEX_64: tl.constexpr,
+):  # fmt: skip
+    """``store_tile`` for the columns col0 .. col0 + width of ``acc``'s rows ``offs_m``."""
+    offs_n = col0 + tl.arange(0, acc.shape[1])
+    if INDEX_64:
+        offs_n = offs_n.to(tl.int64)
+    store_tile(acc, out_ptr, c_ptr, offs_m, offs_n, M, N, stride_cm, stride_cn, stride_om, stride_on, alpha, beta,
+               HAS_C, True, ACC_DTYPE)  # fmt: skip

@@ -1,7 +1,8 @@
-"""Transposition kernels: out of place (optionally scaled) and in place for square matrices.
+"""Transposition kernels: out of place (optionally scaled, or split into TF32 parts) and in place for square
+matrices.
 
-Both move words (integers of the item's size, so any dtype moves bit-exactly) or, when scaling, floats;
-complex items arrive as VEC = 2 words (real and imaginary parts). A program transposes whole tiles in
+Both move words (integers of the item's size, so any dtype moves bit-exactly) or, when scaling or
+splitting, floats; complex items arrive as VEC = 2 words (real and imaginary parts). A program transposes whole tiles in
 registers and stores each at its mirrored position; Triton gives the load and the store their own
 coalesced layouts and re-lays the tile out through shared memory in between.
 """
@@ -22,13 +23,31 @@ def transposed_tile(x, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, VEC: tl.con
 
 
 @triton.jit
+def round_to_tf32(x):
+    """float32 ``x`` rounded to the nearest TF32 value (10 fraction bits, ties to even), as float32.
+
+    Infinities and NaN pass unchanged; a finite value that would round past the largest float32 is
+    truncated instead, so the result stays finite.
+    """
+    bits = x.to(tl.uint32, bitcast=True)
+    rounded = (bits + 0xFFF + ((bits >> 13) & 1)) & 0xFFFFE000
+    truncated = bits & 0xFFFFE000
+    exponent_ones = 0x7F800000
+    finite = (bits & exponent_ones) != exponent_ones
+    overflowed = (rounded & exponent_ones) == exponent_ones
+    out = tl.where(finite & ~overflowed, rounded, tl.where(finite, truncated, bits))
+    return out.to(tl.float32, bitcast=True)
+
+
+@triton.jit
 def transpose_tiles_kernel(
-    a_ptr, out_ptr,
+    a_ptr, out_ptr, lo_ptr,
     M, N,
     stride_am, stride_an,
     stride_om, stride_on,
     alpha: tl.float64,
     SCALE: tl.constexpr,
+    SPLIT: tl.constexpr,
     INDEX_64: tl.constexpr,
     VEC: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
@@ -36,7 +55,9 @@ def transpose_tiles_kernel(
     """One program writes ``out = A.T`` for one BLOCK_M x BLOCK_N tile of the M x N matrix ``A``.
 
     With ``SCALE`` the words are floats and are multiplied by ``alpha`` (16-bit floats in float32,
-    rounded once); without it they move untouched.
+    rounded once); with ``SPLIT`` (float32) ``out`` gets hi = tf32(a) and ``lo_ptr``, with out's strides,
+    gets tf32(a - hi), the two parts of a 3xTF32 product (hi + lo carries 22 significant bits; an
+    infinite or NaN item gives hi = item, lo = 0); otherwise the words move untouched.
     """
     pid = tl.program_id(0)
     tiles_n = tl.cdiv(N, BLOCK_N)
@@ -48,7 +69,15 @@ def transpose_tiles_kernel(
     if SCALE:
         wide = upcast(x)
         x = (wide * tl.full((), alpha, wide.dtype)).to(x.dtype)
-    tl.store(out_ptrs, transposed_tile(x, BLOCK_M, BLOCK_N, VEC), mask=out_mask)
+    if SPLIT:
+        hi = round_to_tf32(x)
+        rest = tl.where(hi == x, 0.0, x - hi)  # x - x is NaN for infinities
+        lo = round_to_tf32(rest)
+        tl.store(out_ptrs, transposed_tile(hi, BLOCK_M, BLOCK_N, VEC), mask=out_mask)
+        lo_ptrs, _ = tile_pointers(lo_ptr, col0, row0, N, M, stride_om, stride_on, INDEX_64, BLOCK_N, BLOCK_M, VEC)
+        tl.store(lo_ptrs, transposed_tile(lo, BLOCK_M, BLOCK_N, VEC), mask=out_mask)
+    else:
+        tl.store(out_ptrs, transposed_tile(x, BLOCK_M, BLOCK_N, VEC), mask=out_mask)
 
 
 @triton.jit

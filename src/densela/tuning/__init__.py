@@ -1,26 +1,46 @@
 """Kernel configurations: block sizes, warps and pipeline depth per operation and shape bucket.
 
-The hot path calls these functions, which only look values up; nothing here autotunes or synchronizes.
-Under Triton's interpreter every operation gets one small configuration so tests run fast on the CPU.
+The hot path calls these functions, which only look values up (after the first call for a shape, one
+dictionary look-up); nothing here autotunes or synchronizes. `densela tune` (``densela.tuning.tune``)
+measures configurations per shape bucket and stores the best in a file per GPU model, which
+``gemm_config`` prefers to the tables here. Under Triton's interpreter every product gets one small
+configuration so tests run fast on the CPU.
 """
 
 from __future__ import annotations
 
 import functools
+import json
+import warnings
+from pathlib import Path
 from typing import NamedTuple
 
 import torch
 
 from densela._arrays import INTERPRET
+from densela._env import cache_dir, gpu_slug
 
 
 class GemmConfig(NamedTuple):
+    """How one product runs: the kernel, its tile shape, warps and pipeline depth.
+
+    ``kernel``: "tiles" (``gemm_tiles_kernel``: any strides, batches) or "tma" (``gemm_tma_kernel``:
+    persistent, operands through TMA descriptors; 2-D products). ``split_k``: K slices of the tiles kernel
+    summed by a second kernel (for products with too few output tiles to fill the GPU). ``flatten``: the
+    TMA kernel pipelines across output tiles. ``epilogue_split``: the TMA kernel stores each tile in this
+    many column slices (1, 2 or 4), so that its epilogue needs less shared memory.
+    """
+
     block_m: int
     block_n: int
     block_k: int
     group_m: int
     num_warps: int
     num_stages: int
+    kernel: str = "tiles"
+    split_k: int = 1
+    flatten: bool = True
+    epilogue_split: int = 1
 
 
 class TileConfig(NamedTuple):
@@ -32,45 +52,75 @@ class TileConfig(NamedTuple):
 
 
 _GEMM_INTERPRET = GemmConfig(16, 16, 16, 4, 1, 1)
-_GEMM_BY_ITEMSIZE = {
-    2: GemmConfig(128, 128, 64, 8, 8, 3),
-    4: GemmConfig(128, 128, 32, 8, 8, 3),
-    8: GemmConfig(64, 64, 32, 8, 4, 3),
+
+# The tables below are the best of sweeps on an NVIDIA H200 (scripts/gemm-explore.py, 2026-11-22; records
+# in bench-results/nvidia-h200/2026-11-22-gemm-explore/). `densela tune` replaces them per shape bucket.
+_GEMM_LARGE = {
+    # m * n >= LARGE_MN: 2-D products of 16-bit and TF32 operands through the persistent TMA kernel
+    "16-bit": GemmConfig(128, 256, 64, 8, 8, 3, "tma"),
+    "ieee": GemmConfig(64, 128, 32, 8, 4, 4),
+    "tf32": GemmConfig(128, 256, 32, 8, 8, 3, "tma", epilogue_split=2),
+    "tf32x3": GemmConfig(128, 128, 32, 8, 8, 3, "tma", epilogue_split=2),
+    "float64": GemmConfig(64, 128, 16, 8, 4, 3),
 }
-"""Products whose m * n is under LARGE_MN: tiles small enough to give every SM work."""
+_GEMM_MEDIUM = {
+    # SMALL_MN <= m * n, and batches or too little work for the TMA kernel
+    "16-bit": GemmConfig(128, 256, 64, 8, 8, 4),
+    "ieee": GemmConfig(64, 64, 32, 8, 4, 3),
+    "tf32": GemmConfig(128, 128, 32, 8, 8, 3),
+    "tf32x3": GemmConfig(128, 128, 64, 8, 8, 2),
+    "float64": GemmConfig(64, 64, 32, 8, 4, 3),
+}
+_GEMM_SMALL = {
+    # m * n < SMALL_MN: small tiles, so that the few output tiles still spread over the SMs
+    "16-bit": GemmConfig(64, 64, 64, 8, 4, 3),
+    "ieee": GemmConfig(32, 32, 32, 8, 2, 3),
+    "tf32": GemmConfig(32, 32, 32, 8, 2, 3),
+    "tf32x3": GemmConfig(32, 32, 32, 8, 2, 3),
+    "float64": GemmConfig(32, 32, 32, 8, 2, 3),
+}
+_GEMM_THIN_K = GemmConfig(64, 128, 16, 8, 4, 2)
+"""Products with k <= THIN_K and a large output (outer-product-like): the output write dominates."""
 
 LARGE_MN = 2048 * 2048
-"""From this m * n on, the large-tile configurations below fill the GPU."""
+SMALL_MN = 512 * 512
+THIN_K = 64
+TMA_MIN_WORK = 2 * 2048**3
+"""m * n * k from which a 2-D product runs on the persistent TMA kernel (below it, the tiles kernel)."""
 
-_GEMM_LARGE = {
-    # (arithmetic, B is K-major): the best of a sweep at 4096^3 on an NVIDIA H200 (2026-11-21)
-    ("16-bit", False): GemmConfig(128, 256, 64, 8, 8, 4),
-    ("16-bit", True): GemmConfig(256, 128, 64, 8, 8, 3),
-    ("ieee", False): GemmConfig(128, 128, 32, 8, 8, 3),
-    ("ieee", True): GemmConfig(128, 128, 32, 8, 4, 4),
-    ("tf32", False): GemmConfig(256, 128, 32, 8, 8, 3),
-    ("tf32", True): GemmConfig(128, 256, 32, 8, 8, 3),
-    ("tf32x3", False): GemmConfig(128, 64, 32, 8, 4, 4),
-    ("tf32x3", True): GemmConfig(128, 128, 64, 8, 8, 2),
-    ("float64", False): GemmConfig(64, 128, 16, 8, 4, 3),
-    ("float64", True): GemmConfig(128, 64, 16, 8, 4, 3),
-}
+SPLIT_K_MIN_BLOCKS = 8
+"""A product is split along K only when each slice still gets this many BLOCK_K steps on average."""
 
 K_MAJOR_COPY_FROM_M = {"tf32": 256, "tf32x3": 256}
-"""Arithmetic for which a B stored N-major is first copied K-major, from this many rows of A on.
+"""Arithmetic for which the tiles kernel first copies a B stored N-major K-major, from this many rows of A on.
 
 Hopper's wgmma reads 32-bit operands from shared memory only K-major; Triton otherwise transposes B in
 registers and loses its pipelined load (TF32 at 4096^3 on an H200: 138 TFLOP/s with B N-major, 313
-K-major). The copy moves 2 k n itemsize bytes, so it pays once A has enough rows. float64 gained 7% at
-4096^3 from a K-major B but lost at 2500^3 and 5000^3 with the copy, so it is not copied."""
+K-major). The copy moves 2 k n itemsize bytes, so it pays once A has enough rows."""
 
 
-def _arithmetic(dtype: torch.dtype, precision: str | None) -> str:
+def arithmetic(dtype: torch.dtype, precision: str | None) -> str:
+    """The arithmetic a product of ``dtype`` operands uses: "16-bit", "ieee", "tf32", "tf32x3" or "float64".
+
+    Example:
+        >>> arithmetic(torch.bfloat16, None), arithmetic(torch.float32, "tf32")
+        ('16-bit', 'tf32')
+    """
     if dtype.itemsize == 2:
         return "16-bit"
     if dtype == torch.float64:
         return "float64"
     return precision or "ieee"
+
+
+def bucket(m: int, n: int, k: int, batch: int) -> str:
+    """The shape bucket a tuned configuration covers: each size's power-of-two range, and batched or not.
+
+    Example:
+        >>> bucket(1000, 4096, 4096, 1), bucket(1024, 5000, 4096, 3)
+        ('10-13-13-1', '11-13-13-n')
+    """
+    return "-".join([*(str(min(x.bit_length(), 15)) for x in (m, n, k)), "n" if batch > 1 else "1"])
 
 
 _TILE_BY_ITEMSIZE = {
@@ -95,20 +145,55 @@ def _pipeline_bytes(cfg: GemmConfig, itemsize: int) -> int:
     return (cfg.block_m + cfg.block_n) * cfg.block_k * itemsize * cfg.num_stages
 
 
+@functools.cache
+def multiprocessors(device: int | None) -> int:
+    """Streaming multiprocessors of CUDA device ``device`` (read once); a few under the interpreter."""
+    if device is None:
+        return 3
+    return torch.cuda.get_device_properties(device).multi_processor_count
+
+
+def tuned_path(device: int) -> Path:
+    """The file `densela tune` writes for the GPU ``device`` is: one per GPU model."""
+    return cache_dir() / f"gemm-{gpu_slug(torch.cuda.get_device_name(device))}.json"
+
+
+@functools.cache
+def tuned(device: int | None) -> dict[str, dict[str, GemmConfig]]:
+    """The configurations `densela tune` stored for ``device``'s GPU: arithmetic -> bucket -> config (read once)."""
+    if device is None:
+        return {}
+    path = tuned_path(device)
+    try:
+        entries = json.loads(path.read_text())["entries"]
+        return {arith: {b: GemmConfig(**cfg) for b, cfg in table.items()} for arith, table in entries.items()}
+    except FileNotFoundError:
+        return {}
+    except (ValueError, KeyError, TypeError) as e:
+        warnings.warn(
+            f"densela: ignoring the unreadable tuning file {path} ({e}); run `densela tune` again", stacklevel=2
+        )
+        return {}
+
+
+_CHOSEN: dict[tuple, GemmConfig] = {}
+_CHOSEN_LIMIT = 1 << 16
+
+
 def gemm_config(
     m: int,
     n: int,
     k: int,
     dtype: torch.dtype,
     precision: str | None = None,
-    b_k_major: bool = False,
-    shared_bytes: int | None = None,
+    *,
+    batch: int = 1,
+    device: int | None = None,
 ) -> GemmConfig:
-    """Tile configuration for an m x n x k product of ``dtype`` operands in ``precision`` (float32).
+    """Configuration for a ``batch`` of m x n x k products of ``dtype`` in ``precision`` (float32) on ``device``.
 
-    ``b_k_major``: B's elements are contiguous along k (a K-major operand). ``shared_bytes``: the
-    device's shared memory per program; a large-tile configuration that does not fit falls back to the
-    small one (the large ones were chosen on Hopper, whose programs get 227 KiB).
+    A dictionary look-up after the first call for a shape: the configuration `densela tune` stored for the
+    shape's bucket on this GPU model, else the tables above (``choose_gemm_config``).
 
     Example:
         >>> import torch
@@ -117,20 +202,63 @@ def gemm_config(
         >>> cfg.block_m > 0 and cfg.num_warps > 0
         True
     """
+    key = (m, n, k, dtype, precision, batch, device)
+    cfg = _CHOSEN.get(key)
+    if cfg is None:
+        if len(_CHOSEN) >= _CHOSEN_LIMIT:
+            _CHOSEN.clear()
+        arith = arithmetic(dtype, precision)
+        cfg = tuned(device).get(arith, {}).get(bucket(m, n, k, batch))
+        if cfg is None:
+            cfg = choose_gemm_config(m, n, k, dtype, precision, batch=batch, device=device)
+        _CHOSEN[key] = cfg
+    return cfg
+
+
+def clear_cache() -> None:
+    """Forgets the configurations chosen so far and the tuned tables read (after `densela tune`, in tests)."""
+    _CHOSEN.clear()
+    tuned.cache_clear()
+
+
+def choose_gemm_config(
+    m: int,
+    n: int,
+    k: int,
+    dtype: torch.dtype,
+    precision: str | None = None,
+    *,
+    batch: int = 1,
+    device: int | None = None,
+) -> GemmConfig:
+    """The untuned choice: large 2-D products of 16-bit and TF32 operands on the persistent TMA kernel,
+    outputs with a tiny inner dimension on outer-product tiles, products whose output tiles cannot fill the
+    GPU split along K, everything else on the tiles kernel with tiles sized to the output."""
     if INTERPRET:
         return _GEMM_INTERPRET
-    small = _GEMM_BY_ITEMSIZE[dtype.itemsize]
-    if m * n < LARGE_MN:
-        return small
-    large = _GEMM_LARGE[_arithmetic(dtype, precision), b_k_major]
-    if shared_bytes is not None and _pipeline_bytes(large, dtype.itemsize) > shared_bytes:
-        return small
-    return large
+    arith = arithmetic(dtype, precision)
+    mn = m * n
+    if k <= THIN_K and mn >= SMALL_MN:
+        return _GEMM_THIN_K
+    if mn >= LARGE_MN:
+        large = _GEMM_LARGE[arith]
+        if large.kernel == "tma" and (batch > 1 or mn * k < TMA_MIN_WORK):
+            large = _GEMM_MEDIUM[arith]
+        shared = shared_memory(device) if device is not None else None
+        if shared is None or _pipeline_bytes(large, dtype.itemsize) <= shared:
+            return large
+    cfg = (_GEMM_SMALL if mn < SMALL_MN else _GEMM_MEDIUM)[arith]
+    tiles = -(-m // cfg.block_m) * -(-n // cfg.block_n) * batch
+    sms = multiprocessors(device)
+    k_blocks = -(-k // cfg.block_k)
+    if tiles < sms and k_blocks >= 2 * SPLIT_K_MIN_BLOCKS:
+        cfg = cfg._replace(split_k=max(2, min(-(-2 * sms // tiles), k_blocks // SPLIT_K_MIN_BLOCKS)))
+    return cfg
 
 
 def k_major_copy_from(dtype: torch.dtype, precision: str | None) -> int | None:
     """The m from which an N-major B is copied K-major before the product; None: never."""
-    return K_MAJOR_COPY_FROM_M.get(_arithmetic(dtype, precision))
+    return K_MAJOR_COPY_FROM_M.get(arithmetic(dtype, precision))
 
 
 def tile_config(itemsize: int) -> TileConfig:
