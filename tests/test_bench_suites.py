@@ -101,9 +101,24 @@ def test_registry_names() -> None:
         "itu-mul",
         "itu-lu",
         "nonsquare-k",
+        "gemm-targets",
+        "gemm-thin",
         "quick",
     }
     assert all(s.name == name for name, s in SUITES.items())
+
+
+def test_gemm_target_suites_hold_the_issue_4_points() -> None:
+    targets = {(c.shape, c.dtype, c.precision, c.layout) for c in SUITES["gemm-targets"].cases}
+    for n in (2048, 4096, 8192):
+        for dtype, precision in (("float16", None), ("bfloat16", None), ("float32", "tf32"), ("float32", "tf32x3"),
+                                 ("float32", "ieee"), ("float64", None)):  # fmt: skip
+            assert ((n, n, n), dtype, precision, "row") in targets
+    assert {c.layout for c in SUITES["gemm-targets"].cases} == {"row", "nt", "tn", "tt"}
+    thin = SUITES["gemm-thin"].cases
+    assert {c.dtype for c in thin} == {"float32", "bfloat16"}
+    assert ((50, 50, 5000), "bfloat16") in {(c.shape, c.dtype) for c in thin}
+    assert all(min(c.shape[:2]) <= 256 or c.shape[2] <= 128 for c in thin)
 
 
 @pytest.mark.parametrize("name", sorted(SUITES))
@@ -120,7 +135,7 @@ def test_suite_is_well_formed(name: str) -> None:
         assert c.itemsize in (2, 4, 8)
         fp32_gemm = c.op == "gemm" and c.dtype == "float32"
         assert c.precision in (("ieee", "tf32", "tf32x3") if fp32_gemm else (None,))
-        assert c.precision == "ieee" or not fp32_gemm or name == "quick"  # the studies' FP32 arithmetic
+        assert c.precision == "ieee" or not fp32_gemm or name in ("quick", "gemm-targets")  # the studies: FP32
 
 
 @pytest.mark.parametrize("name", sorted(TNL_GEMM))

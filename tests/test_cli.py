@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from conftest import GPU
 from densela._env import BACKEND_CPU, BACKEND_INTERPRETER
 from densela.check import CheckRow, parse_size
 from densela.cli import main
@@ -118,3 +119,19 @@ def test_size_option() -> None:
         parse_size("huge", gpu=False)
     with pytest.raises(ValueError, match="positive"):
         parse_size("0", gpu=False)
+
+
+@pytest.mark.skipif(GPU, reason="on a GPU, densela tune measures (minutes)")
+def test_tune_without_a_gpu_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tune", "--shape", "64x64x64"]) == 1
+    assert "tuning measures kernels on a CUDA GPU; none found" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [(["--shape", "64x64"], "--shape wants MxNxK"), (["--shape", "0x4x4"], "--shape wants MxNxK"),
+     (["no-such-suite"], "unknown suite(s) no-such-suite")],
+)  # fmt: skip
+def test_tune_rejects_a_bad_shape_or_suite(capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
+    assert main(["tune", *args]) == 2
+    assert message in capsys.readouterr().err

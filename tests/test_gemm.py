@@ -31,6 +31,7 @@ from _reference import (
     poisoned,
 )
 from densela._arrays import INTERPRET
+from densela.bench.providers import torch_tf32
 
 NAN = float("nan")
 DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
@@ -188,28 +189,31 @@ def test_transposition_states(device, dtype, precision, order, trans_a, trans_b,
     check(out, a, b, c, precision=precision, **kw, what=f"trans_a={trans_a} trans_b={trans_b}")
 
 
-K_MAJOR_MODES = [(torch.float32, "tf32"), (torch.float32, "tf32x3"), (torch.float64, None)]
+COPY_MODES = [(torch.float32, "tf32"), (torch.float32, "tf32x3"), (torch.float32, "ieee"), (torch.float64, None),
+              (torch.bfloat16, None)]  # fmt: skip
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("dtype, precision", K_MAJOR_MODES)
-def test_k_major_copy_of_b(device, monkeypatch, dtype, precision, layout):
-    """The path that first copies an N-major B to K-major memory (for wgmma), forced on small shapes."""
-    monkeypatch.setattr(densela.tuning, "K_MAJOR_COPY_FROM_M", {"tf32": 0, "tf32x3": 0, "float64": 0})
+@pytest.mark.parametrize("dtype, precision", COPY_MODES)
+def test_padded_operand_copies(device, monkeypatch, dtype, precision, layout):
+    """The tiles kernel's copies of unaligned operands (padded rows; B K-major for TF32), forced on small shapes."""
+    monkeypatch.setattr(GEMM_MODULE, "PAD_FROM_WORK", 0)
     copies = []
-    real_copy = GEMM_MODULE._k_major_copy
-    monkeypatch.setattr(GEMM_MODULE, "_k_major_copy", lambda t: copies.append(t.shape) or real_copy(t))
-    a, b, c = make((21, 19), dtype, device), make((19, 13), dtype, device, layout), make((21, 13), dtype, device)
-    b_before = b.clone()
+    real = GEMM_MODULE.launch_transpose
+    monkeypatch.setattr(GEMM_MODULE, "launch_transpose", lambda *args, **kw: copies.append(1) or real(*args, **kw))
+    cfg = densela.tuning.GemmConfig(16, 16, 16, 4, 1, 1)
+    monkeypatch.setattr(GEMM_MODULE, "gemm_config", lambda *args, **kw: cfg)
+    a, b, c = (
+        make((21, 83), dtype, device, layout),
+        make((83, 13), dtype, device, layout),
+        make((21, 13), dtype, device),
+    )
+    a_before, b_before = a.clone(), b.clone()
     out = poisoned((21, 13), dtype, device)
     dl.gemm(a, b, c, alpha=0.5, beta=2.0, out=out, precision=precision)
-    check(out, a, b, c, alpha=0.5, beta=2.0, precision=precision, what=f"B {layout}")
-    assert torch.equal(b, b_before), "B was modified"
-    assert len(copies) == (0 if b.stride(0) == 1 else 1), "an N-major B is copied once, a K-major one never"
-    stack = make((2, 21, 19), dtype, device)
-    batched = dl.matmul(stack, b, precision=precision)
-    for i in range(2):
-        check(batched[i], stack[i], b, precision=precision, what=f"batch {i}, B {layout}")
+    check(out, a, b, c, alpha=0.5, beta=2.0, precision=precision, what=f"{layout} operands")
+    assert torch.equal(a, a_before) and torch.equal(b, b_before), "an operand was modified"
+    assert len(copies) >= 1, "unaligned operands (rows of 83 and 13 elements) are copied"
 
 
 # --- exact fixtures ---------------------------------------------------------------------------------------
@@ -326,6 +330,64 @@ def test_gemm_matches_reference(device, case):
 @given(case=gemm_cases(batched=True))
 def test_batched_gemm_matches_reference(device, case):
     run_case(device, case)
+
+
+# --- every kernel path, forced on small shapes ------------------------------------------------------------
+
+
+def _forced(monkeypatch, cfg) -> None:
+    """Every product below runs with ``cfg`` whatever its shape."""
+    monkeypatch.setattr(GEMM_MODULE, "gemm_config", lambda *args, **kw: cfg)
+
+
+FORCED_PATHS = [
+    pytest.param(densela.tuning.GemmConfig(16, 16, 16, 4, 1, 1, "tma"), id="tma"),
+    pytest.param(
+        densela.tuning.GemmConfig(16, 32, 16, 4, 1, 1, "tma", flatten=False, epilogue_split=2), id="tma-halves"
+    ),
+    pytest.param(densela.tuning.GemmConfig(16, 64, 16, 4, 1, 1, "tma", epilogue_split=4), id="tma-quarters"),
+    pytest.param(densela.tuning.GemmConfig(16, 16, 16, 4, 1, 1, split_k=3), id="split-k"),
+]
+
+
+@pytest.mark.parametrize("cfg", FORCED_PATHS)
+@settings(max_examples=12, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(case=gemm_cases(batched=False))
+def test_forced_kernel_paths_match_reference(device, monkeypatch, cfg, case):
+    """The persistent TMA kernel (every epilogue split) and split-K on the property-based cases (2-D: the TMA
+    kernel takes 2-D products; split-K is also tested batched below)."""
+    _forced(monkeypatch, cfg)
+    run_case(device, case)
+
+
+@pytest.mark.parametrize("b_batched", [True, False])
+def test_split_k_batched_and_counters_reset(device, monkeypatch, b_batched):
+    _forced(monkeypatch, densela.tuning.GemmConfig(16, 16, 16, 4, 1, 1, split_k=4))
+    a = make((3, 19, 70), torch.float32, device)
+    b = make((3, 70, 21) if b_batched else (70, 21), torch.float32, device, "col")
+    c = make((3, 19, 21), torch.float32, device)
+    out = poisoned((3, 19, 21), torch.float32, device)
+    dl.gemm(a, b, c, alpha=-1.0, beta=0.5, out=out)
+    check(out, a, b, c, alpha=-1.0, beta=0.5, what="batched split-K")
+    for counters in GEMM_MODULE._TILE_COUNTERS.values():
+        assert int(counters.count_nonzero()) == 0, "a split-K launch left a tile count behind"
+    again = dl.gemm(a, b, c, alpha=-1.0, beta=0.5)  # a second launch reuses the counters
+    assert_identical(again, out, "split-K is deterministic")
+
+
+@pytest.mark.parametrize("dtype, precision", [(torch.float16, None), (torch.float32, "tf32"), (torch.float64, None)])
+def test_tma_operand_copies(device, monkeypatch, dtype, precision):
+    """Operands TMA cannot read (rows not 16-byte aligned, strided views) are copied; aligned ones are not."""
+    _forced(monkeypatch, densela.tuning.GemmConfig(16, 16, 16, 4, 1, 1, "tma"))
+    copies = []
+    real = GEMM_MODULE.launch_transpose
+    monkeypatch.setattr(GEMM_MODULE, "launch_transpose", lambda *args, **kw: copies.append(1) or real(*args, **kw))
+    a, b = make((24, 32), dtype, device), make((32, 40), dtype, device, "col")
+    dl.matmul(a, b, precision=precision)
+    assert len(copies) == 0, "aligned K-major operands are read in place"
+    a2, b2 = make((24, 33), dtype, device, "strided"), make((33, 40), dtype, device)
+    check(dl.matmul(a2, b2, precision=precision), a2, b2, precision=precision, what="copied operands")
+    assert len(copies) >= 1
 
 
 # --- odd shapes: 1, 7, 33 and 1001 along each dimension, none a multiple of the tile --------------------------
@@ -547,6 +609,26 @@ def test_large_square(device, dtype, precision, b_layout):
     ref = (a64 @ b64).cpu()
     scale = float(a64.norm()) * float(b64.norm())
     assert_normwise(out, ref, scale, gemm_tolerance(dtype, n, precision), f"{n}^3 {dtype} {precision}")
+
+
+@pytest.mark.large
+@pytest.mark.parametrize("data", ["randn", "wide-range"])
+def test_tf32x3_no_less_accurate_than_float32(device, data):
+    """Issue 4: 3xTF32 is at least as accurate (normwise, against float64) as cuBLAS SGEMM on the same inputs,
+    for random normal operands and for operands whose rows and columns span 2**-20 .. 2**20."""
+    n = 2048
+    a, b = make((n, n), torch.float32, device), make((n, n), torch.float32, device)
+    if data == "wide-range":
+        gen = torch.Generator(device=device).manual_seed(7)
+        a *= torch.exp2(torch.randint(-20, 21, (n, 1), generator=gen, device=device).float())
+        b *= torch.exp2(torch.randint(-20, 21, (1, n), generator=gen, device=device).float())
+    ref = a.double() @ b.double()
+    ours = dl.matmul(a, b, precision="tf32x3")
+    with torch_tf32(False):
+        sgemm = torch.matmul(a, b)
+    err = float((ours.double() - ref).norm() / ref.norm())
+    err_sgemm = float((sgemm.double() - ref).norm() / ref.norm())
+    assert err <= err_sgemm, f"tf32x3 error {err:.2e} above cuBLAS SGEMM's {err_sgemm:.2e}"
 
 
 @pytest.mark.large

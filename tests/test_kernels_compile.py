@@ -21,7 +21,7 @@ from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 
 from densela._arrays import INTERPRET
-from densela.kernels.gemm import gemm_tiles_kernel, gemm_tma_kernel, splitk_reduce_kernel
+from densela.kernels.gemm import gemm_tiles_kernel, gemm_tma_kernel
 from densela.kernels.transpose import transpose_tiles_kernel
 
 HOPPER = GPUTarget("cuda", 90, 32)
@@ -88,7 +88,7 @@ compiled = pytest.mark.skipif(INTERPRET, reason="kernels are interpreted functio
 def test_gemm_compiles_for_hopper(pointer, acc, precision, instruction, ones, index_64):
     constants = dict(
         HAS_C=True,
-        PARTIAL=False,
+        SPLIT=False,
         PRECISION=precision,
         ACC_DTYPE=acc,
         UPCAST=False,
@@ -103,15 +103,14 @@ def test_gemm_compiles_for_hopper(pointer, acc, precision, instruction, ones, in
 
 
 @compiled
-@pytest.mark.parametrize("partial", [False, True], ids=["whole", "split-k"])
-def test_split_k_compiles_for_hopper(partial):
-    constants = dict(HAS_C=not partial, PARTIAL=partial, PRECISION="ieee", ACC_DTYPE=tl.float32, UPCAST=False,
+@pytest.mark.parametrize("split", [False, True], ids=["whole", "split-k"])
+def test_split_k_compiles_for_hopper(split):
+    constants = dict(HAS_C=True, SPLIT=split, PRECISION="ieee", ACC_DTYPE=tl.float32, UPCAST=False,
                      INDEX_64=False, BLOCK_M=32, BLOCK_N=32, BLOCK_K=64, GROUP_M=1)  # fmt: skip
     ptx = compile_ptx(gemm_tiles_kernel, "*fp32", constants, ("stride_ak", "stride_bn"))
-    assert "fma.rn.f32" in ptx and "%nctaid.z" in ptx  # the split count is the grid's third axis
-    reduce_ptx = compile_ptx(splitk_reduce_kernel, "*fp32", dict(HAS_C=True, ACC_DTYPE=tl.float32, INDEX_64=False,
-                             BLOCK_M=64, BLOCK_N=64), ("stride_pn", "stride_on"))  # fmt: skip
-    assert "ld.global" in reduce_ptx and "st.global" in reduce_ptx
+    assert "fma.rn.f32" in ptx
+    if split:
+        assert "%nctaid.z" in ptx and "atom.global.gpu.acq_rel.add" in ptx  # slices counted per tile
 
 
 TMA_CASES = [
@@ -134,8 +133,8 @@ def test_tma_kernel_compiles_for_hopper(
     a = f"tensordesc<{element}[{bm},{bk}]>" if a_k_major else f"tensordesc<{element}[{bk},{bm}]>"
     b = f"tensordesc<{element}[{bn},{bk}]>" if b_k_major else f"tensordesc<{element}[{bk},{bn}]>"
     constants = dict(HAS_C=True, A_K_MAJOR=a_k_major, B_K_MAJOR=b_k_major, SPLIT3=split3, PRECISION=precision,
-                     ACC_DTYPE=acc, INDEX_64=False, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8, NUM_SMS=132,
-                     FLATTEN=True, EPILOGUE_SPLIT=epilogue_split)  # fmt: skip
+                     ACC_DTYPE=acc, UPCAST=False, INDEX_64=False, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8,
+                     NUM_SMS=132, FLATTEN=True, EPILOGUE_SPLIT=epilogue_split)  # fmt: skip
     descriptors = {"a_desc": a, "b_desc": b, "a_lo_desc": a, "b_lo_desc": b}
     ptx = compile_ptx(gemm_tma_kernel, "*" + element, constants, ("stride_cn", "stride_on"), descriptors)
     assert instruction in ptx

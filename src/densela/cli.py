@@ -119,11 +119,6 @@ def _roofline(args: argparse.Namespace) -> int:
 
 
 def _tune(args: argparse.Namespace) -> int:
-    if _arrays.INTERPRET or not _arrays.cuda_available():
-        print("densela tune: tuning measures kernels on a CUDA GPU; none found", file=sys.stderr)
-        return 1
-    import torch
-
     from densela.bench.providers import TORCH_DTYPES
     from densela.bench.suites import SUITES
     from densela.tuning.tune import Shape, tune
@@ -146,6 +141,11 @@ def _tune(args: argparse.Namespace) -> int:
             print(f"densela tune: --shape wants MxNxK or MxNxKxBATCH, got {text!r}", file=sys.stderr)
             return 2
         shapes.append(Shape(*sizes[:3], dtype, precision, *sizes[3:]))
+    if _arrays.INTERPRET or not _arrays.cuda_available():
+        print("densela tune: tuning measures kernels on a CUDA GPU; none found", file=sys.stderr)
+        return 1
+    import torch
+
     if not shapes:
         shapes = [Shape(*c.shape, TORCH_DTYPES[c.dtype], c.precision) for c in SUITES["quick"].cases if c.op == "gemm"]
     records = tune(shapes, device=torch.cuda.current_device(), force=args.force, progress=not args.quiet)

@@ -11,13 +11,12 @@ from triton.tools.tensor_descriptor import TensorDescriptor
 from densela import _errors
 from densela._arrays import INTERPRET, Call, needs_int64, prepare
 from densela._launch import Launcher, cdiv
-from densela.kernels.gemm import gemm_tiles_kernel, gemm_tma_kernel, splitk_reduce_kernel
+from densela.kernels.gemm import gemm_tiles_kernel, gemm_tma_kernel
 from densela.transpose import launch_transpose
-from densela.tuning import GemmConfig, gemm_config, k_major_copy_from, multiprocessors, tile_config
+from densela.tuning import THIN_K, GemmConfig, gemm_config, multiprocessors
 
 _TILES = Launcher(gemm_tiles_kernel)
 _TMA = Launcher(gemm_tma_kernel)
-_REDUCE = Launcher(splitk_reduce_kernel)
 
 MAX_GRID_Y = 65535  # CUDA's limit on the second grid dimension, which carries the batch
 
@@ -201,35 +200,34 @@ def _launch_tiles(
     precision: str,
     cfg: GemmConfig,
 ) -> None:
-    """``gemm_tiles_kernel`` over the batch in grid-sized chunks; with split-K, then ``splitk_reduce_kernel``."""
+    """``gemm_tiles_kernel`` over the batch in grid-sized chunks, split along K when ``cfg`` says so."""
     m, k = a.shape[-2:]
     n = b.shape[-1]
     batch = out.shape[0] if out.ndim == 3 else 1
-    copy_from = k_major_copy_from(a.dtype, precision)
-    if b.stride(-2) != 1 and b.ndim == 2 and copy_from is not None and m >= copy_from and k > 1 and n > 1:
-        b = _k_major_copy(b)
+    load_n = n
+    if a.ndim == 2 and b.ndim == 2 and m * n * k >= PAD_FROM_WORK and k > THIN_K:
+        a, b, load_n = _tiles_operands(a, b, precision)
     split = max(1, min(cfg.split_k, cdiv(k, cfg.block_k)))
     tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n)
     acc_dtype = _ACC_DTYPE[a.dtype]
-    operands = (a, b, out) if c is None else (a, b, c, out)
-    index_64 = needs_int64(*operands)
+    index_64 = needs_int64(a, b, out) or (c is not None and needs_int64(c))
+    parts = counts = out
+    if split > 1:
+        chunk = min(batch, MAX_GRID_Y) * tiles
+        wide = torch.float64 if acc_dtype == tl.float64 else torch.float32
+        parts = torch.empty(chunk * split * cfg.block_m * cfg.block_n, dtype=wide, device=out.device)
+        counts = _tile_counters(out.device, chunk)
     for start in range(0, batch, MAX_GRID_Y):
         count = min(MAX_GRID_Y, batch - start)
         pa, pb, po = (_batch_part(t, start, count) for t in (a, b, out))
         pc = po if c is None else _batch_part(c, start, count)
-        target, split_stride = po, 0
-        if split > 1:
-            wide = torch.float64 if acc_dtype == tl.float64 else torch.float32
-            target = torch.empty((split, count, m, n), dtype=wide, device=out.device)
-            split_stride = target.stride(0)
-            index_64 = index_64 or needs_int64(target)
         _TILES((tiles, count, split),
-            pa, pb, pc, target,
-            m, n, k,
-            *_batched(pa), *_batched(pb), *_batched(pc), split_stride, *_batched(target[0] if split > 1 else po),
+            pa, pb, pc, po, parts, counts,
+            m, n, k, m, load_n,
+            *_batched(pa), *_batched(pb), *_batched(pc), *_batched(po),
             alpha, beta,
-            HAS_C=c is not None and split == 1,
-            PARTIAL=split > 1,
+            HAS_C=c is not None,
+            SPLIT=split > 1,
             PRECISION=precision,
             ACC_DTYPE=acc_dtype,
             UPCAST=INTERPRET and a.dtype == torch.bfloat16,
@@ -237,26 +235,61 @@ def _launch_tiles(
             BLOCK_M=cfg.block_m, BLOCK_N=cfg.block_n, BLOCK_K=cfg.block_k, GROUP_M=cfg.group_m,
             num_warps=cfg.num_warps, num_stages=cfg.num_stages,
         )  # fmt: skip
-        if split > 1:
-            tile = tile_config(4)
-            reduce_tiles = cdiv(m, tile.block_m) * cdiv(n, tile.block_n)
-            _REDUCE((reduce_tiles, count),
-                target, pc, po,
-                m, n, split,
-                *target.stride(),
-                *_batched(pc), *_batched(po),
-                alpha, beta,
-                HAS_C=c is not None,
-                ACC_DTYPE=acc_dtype,
-                INDEX_64=index_64,
-                BLOCK_M=tile.block_m, BLOCK_N=tile.block_n,
-                num_warps=tile.num_warps,
-            )  # fmt: skip
 
 
-def _aligned_rows(rows: int, cols: int, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
-    """A new rows x cols array whose rows start on 16-byte boundaries (the row stride padded), as TMA needs."""
-    per_16 = 16 // dtype.itemsize
+PAD_FROM_WORK = 1024**3
+"""m * n * k from which the tiles kernel reads unaligned 2-D operands (k > THIN_K) from padded copies: the
+copies cost two passes over the operands and two launches, and buy full-width vector loads (2500^3 float32
+on an H200: 0.51 of cuBLAS without them, 0.65-0.71 with; at 1000^3 and for k <= 64 they cost more than
+they buy)."""
+
+_TILE_COUNTERS: dict[tuple[torch.device, int], torch.Tensor] = {}
+
+
+def _tile_counters(device: torch.device, count: int) -> torch.Tensor:
+    """Zeroed int32 counters for split-K tiles, kept per device and stream (each launch leaves them zero)."""
+    stream = torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else 0
+    counters = _TILE_COUNTERS.get((device, stream))
+    if counters is None or counters.numel() < count:
+        counters = torch.zeros(max(count, 1024), dtype=torch.int32, device=device)
+        _TILE_COUNTERS[(device, stream)] = counters
+    return counters
+
+
+def _tiles_operands(a: torch.Tensor, b: torch.Tensor, precision: str) -> tuple[torch.Tensor, torch.Tensor, int]:
+    """(a, b, load_n) as the tiles kernel reads them fastest, copying an operand that is not.
+
+    A: rows of K contiguous elements starting on multiples of 16 elements. B: K-major for TF32 products
+    (wgmma reads 32-bit operands only K-major), else rows of N contiguous elements on multiples of 16
+    elements; a copy of B pads its rows to a multiple of 16 and returns that as load_n, so that the load
+    masks along N come in whole vectors.
+    """
+    m, k = a.shape
+    n = b.shape[1]
+    if not _rows_aligned(a):
+        copy = _aligned_rows(m, k, a.dtype, a.device, elements=16)
+        launch_transpose(a.T, copy, 1.0)
+        a = copy
+    if precision in ("tf32", "tf32x3"):
+        if b.stride(0) != 1 and k > 1 and n > 1:
+            b = _k_major_copy(b)
+        return a, b, n
+    if _rows_aligned(b) and n % 16 == 0:
+        return a, b, n
+    copy = _aligned_rows(k, n, b.dtype, b.device, elements=16)
+    launch_transpose(b.T, copy, 1.0)
+    return a, copy, copy.stride(0)
+
+
+def _rows_aligned(t: torch.Tensor) -> bool:
+    """Whether the 2-D ``t`` has unit column stride and rows starting on multiples of 16 elements."""
+    return t.stride(1) == 1 and t.stride(0) % 16 == 0 and t.data_ptr() % 16 == 0
+
+
+def _aligned_rows(rows: int, cols: int, dtype: torch.dtype, device: torch.device, elements: int = 0) -> torch.Tensor:
+    """A new rows x cols array whose row stride is padded to a multiple of 16 bytes (what TMA needs) or, when
+    ``elements`` is given, of that many elements (what Triton's divisibility specialization sees)."""
+    per_16 = elements or 16 // dtype.itemsize
     stride = cdiv(cols, per_16) * per_16
     return torch.empty((rows, stride), dtype=dtype, device=device)[:, :cols]
 
@@ -309,15 +342,15 @@ def _launch_tma(
     device: int | None,
 ) -> None:
     """``gemm_tma_kernel`` on 2-D operands, after the copies TMA and the tensor cores need."""
+    split3 = a.dtype == torch.float32 and precision == "tf32x3"
+    tf32 = a.dtype == torch.float32 and precision == "tf32"
     m, k = a.shape
     n = b.shape[1]
-    split3 = a.dtype == torch.float32 and precision == "tf32x3"
-    k_major_only = a.dtype == torch.float32 and precision == "tf32"
     if split3:
         (a_op, a_lo), (b_op, b_lo) = _tma_split(a), _tma_split(b.T)
         a_km = b_km = True
     else:
-        (a_op, a_km), (b_op, b_km) = _tma_operand(a, k_major_only), _tma_operand(b.T, k_major_only)
+        (a_op, a_km), (b_op, b_km) = _tma_operand(a, tf32), _tma_operand(b.T, tf32)
         a_lo, b_lo = a_op, b_op
     bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
     tiles = cdiv(m, bm) * cdiv(n, bn)
@@ -336,6 +369,7 @@ def _launch_tma(
         SPLIT3=split3,
         PRECISION="tf32" if split3 else precision,
         ACC_DTYPE=_ACC_DTYPE[a.dtype],
+        UPCAST=INTERPRET and a.dtype == torch.bfloat16,
         INDEX_64=needs_int64(pc, out),
         BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=cfg.group_m,
         NUM_SMS=sms,

@@ -191,6 +191,27 @@ _NONSQUARE_NK = [
     *((20480, k) for k in (32, 48, 64, 96)),
 ]
 
+# Issue 4's measurement points (GEMM at or beyond cuBLAS): every dtype and float32 mode at 2048^3, 4096^3
+# and 8192^3, every transposition state at 4096^3, small products, and thin ones in float32 and bfloat16.
+_ALL_GEMM_MODES = (
+    ("float16", None),
+    ("bfloat16", None),
+    ("float32", "tf32"),
+    ("float32", "tf32x3"),
+    ("float32", "ieee"),
+    ("float64", None),
+)
+_SMALL_GEMM_MODES = (("float32", "ieee"), ("bfloat16", None), ("float64", None))
+_THIN = [
+    *_TNL_GEMM["thin-1"][2],
+    *_TNL_GEMM["thin-2"][2],
+    *((n, n, k) for n, k in _NONSQUARE_NK),
+    (256, 256, 8192),
+    (128, 4096, 4096),
+    (4096, 64, 8192),
+    (16, 16, 16384),
+]
+
 _QUICK_GEMM_MODES = (
     ("float16", None),
     ("bfloat16", None),
@@ -276,6 +297,32 @@ _SUITES = [
         source="004_ea279e159205d08a.txt sections 3.1.1, 4.3.3",
         cases=_cases("gemm", [(n, n, k) for n, k in _NONSQUARE_NK], _FP32_FP64),
         providers=("densela", "cublas", "cupy", "numpy"),
+        base="cublas",
+    ),
+    Suite(
+        name="gemm-targets",
+        description=(
+            "GEMM against cuBLAS at issue 4's points: 2048^3, 4096^3, 8192^3 in every dtype and float32 mode "
+            "(tf32x3 against cuBLAS SGEMM), every transposition state at 4096^3, and n = 128, 256, 512"
+        ),
+        source="densela (issue 4)",
+        cases=(
+            *(Case("gemm", (n, n, n), d, p) for d, p in _ALL_GEMM_MODES for n in (2048, 4096, 8192)),
+            *(Case("gemm", (4096, 4096, 4096), d, p, layout=t) for d, p in _ALL_GEMM_MODES for t in ("nt", "tn", "tt")),
+            *(Case("gemm", (n, n, n), d, p) for d, p in _SMALL_GEMM_MODES for n in (128, 256, 512)),
+        ),
+        providers=("densela", "cublas"),
+        base="cublas",
+    ),
+    Suite(
+        name="gemm-thin",
+        description=(
+            "Thin products in float32 and bfloat16: the thesis's extremely thin shapes 1 and 2, the non-square "
+            "study's (n, k) pairs, and m or n <= 256 with k >= 4096"
+        ),
+        source=f"{_TNL} tables 4.9, 4.10; 004_ea279e159205d08a.txt section 3.1.1; densela (issue 4)",
+        cases=_cases("gemm", _THIN, ("float32", "bfloat16")),
+        providers=("densela", "cublas"),
         base="cublas",
     ),
     Suite(

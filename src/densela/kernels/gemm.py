@@ -1,15 +1,11 @@
 """GEMM kernels: ``out = alpha * A @ B + beta * C``.
 
-Two kernels compute products and one finishes split-K products:
-
-- ``gemm_tiles_kernel``: one program per output tile (and per K slice with split-K), operands read through
-  pointers and any strides, batched. It serves every layout, the interpreter, batches, small and thin
-  products.
+- ``gemm_tiles_kernel``: one program per output tile (and per K slice with split-K, finished in the same
+  launch), operands read through pointers and any strides, batched. It serves every layout, the
+  interpreter, batches, small and thin products.
 - ``gemm_tma_kernel``: a persistent kernel (one program per SM walking the tiles in grouped order) whose
   operand tiles arrive by the Hopper tensor-memory accelerator (TMA) through tensor descriptors. It serves
   large 2-D products whose operands TMA can read (16-byte aligned rows, unit inner stride).
-- ``splitk_reduce_kernel``: sums the float32/float64 partial products of a split-K launch and applies
-  ``alpha``, ``beta`` and ``C``.
 """
 
 from __future__ import annotations
@@ -37,35 +33,34 @@ def store_tile(
     acc, out_ptr, c_ptr, offs_m, offs_n, M, N,
     stride_cm, stride_cn, stride_om, stride_on,
     alpha, beta,
-    HAS_C: tl.constexpr, SCALE: tl.constexpr, ACC_DTYPE: tl.constexpr,
+    HAS_C: tl.constexpr, ACC_DTYPE: tl.constexpr,
 ):  # fmt: skip
-    """Writes ``alpha * acc + beta * C`` (``SCALE``) or ``acc`` itself to the masked tile at (offs_m, offs_n).
+    """Writes ``alpha * acc + beta * C`` to the masked tile at (offs_m, offs_n) of ``out``.
 
     ``out_ptr`` and ``c_ptr`` already point at their batch entry. ``HAS_C`` is False when beta == 0, and
     C is then never read. The result is rounded once to ``out``'s dtype.
     """
     mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
-    if SCALE:
-        acc = acc * tl.full((), alpha, ACC_DTYPE)
-        if HAS_C:
-            c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
-            c = tl.load(c_ptrs, mask=mask, other=0.0).to(ACC_DTYPE)
-            acc += tl.full((), beta, ACC_DTYPE) * c
+    acc = acc * tl.full((), alpha, ACC_DTYPE)
+    if HAS_C:
+        c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+        c = tl.load(c_ptrs, mask=mask, other=0.0).to(ACC_DTYPE)
+        acc += tl.full((), beta, ACC_DTYPE) * c
     out_ptrs = out_ptr + offs_m[:, None] * stride_om + offs_n[None, :] * stride_on
     tl.store(out_ptrs, acc.to(out_ptr.dtype.element_ty), mask=mask)
 
 
 @triton.jit
 def gemm_tiles_kernel(
-    a_ptr, b_ptr, c_ptr, out_ptr,
-    M, N, K,
+    a_ptr, b_ptr, c_ptr, out_ptr, part_ptr, count_ptr,
+    M, N, K, LOAD_M, LOAD_N,
     stride_ab, stride_am, stride_ak,
     stride_bb, stride_bk, stride_bn,
     stride_cb, stride_cm, stride_cn,
-    stride_os, stride_ob, stride_om, stride_on,
+    stride_ob, stride_om, stride_on,
     alpha: tl.float64, beta: tl.float64,
     HAS_C: tl.constexpr,
-    PARTIAL: tl.constexpr,
+    SPLIT: tl.constexpr,
     PRECISION: tl.constexpr,
     ACC_DTYPE: tl.constexpr,
     UPCAST: tl.constexpr,
@@ -75,20 +70,30 @@ def gemm_tiles_kernel(
 ):  # fmt: skip
     """One program computes one BLOCK_M x BLOCK_N tile of ``out`` for batch entry ``program_id(1)``.
 
-    Split-K (``PARTIAL``): the grid's third axis splits the K blocks into slices; program ``program_id(2)``
-    sums only its slice and writes the unscaled partial sum to ``out + program_id(2) * stride_os`` (a
-    float32/float64 workspace that ``splitk_reduce_kernel`` finishes). ``UPCAST`` converts operands to
-    ACC_DTYPE before the dot (Triton's interpreter computes bf16 dots wrongly). ``INDEX_64`` widens offsets
-    when an operand spans more than 2**31 elements.
+    Loads are bounded by LOAD_M x LOAD_N, stores by M x N: a padded operand copy (rows of a multiple of 16
+    elements) sets LOAD_N past N, so that the masks along its contiguous axis come in whole vectors; what
+    the padding adds lands only in columns that are not stored. The K loop runs over whole BLOCK_K blocks
+    without a K mask and ends with one masked block when BLOCK_K does not divide K.
+
+    Split-K (``SPLIT``): the grid's third axis splits the K blocks into slices. Each program writes its
+    slice's sum to its own block of ``part_ptr`` and counts itself in ``count_ptr`` (one int32 per tile,
+    zero between launches); the program that counts last adds the partial sums in slice order (so the
+    result does not depend on scheduling), finishes the tile and resets the count. ``UPCAST`` converts
+    operands to ACC_DTYPE before the dot (Triton's interpreter computes bf16 dots wrongly). ``INDEX_64``
+    widens offsets when an operand spans more than 2**31 elements.
     """
     pid = tl.program_id(0)
     batch = tl.program_id(1)
     split = tl.program_id(2)
-    pid_m, pid_n = grouped_tile(pid, tl.cdiv(M, BLOCK_M), tl.cdiv(N, BLOCK_N), GROUP_M)
+    splits = tl.num_programs(2)
+    num_m = tl.cdiv(M, BLOCK_M)
+    num_n = tl.cdiv(N, BLOCK_N)
+    pid_m, pid_n = grouped_tile(pid, num_m, num_n, GROUP_M)
     k_blocks = tl.cdiv(K, BLOCK_K)
-    blocks_per_split = tl.cdiv(k_blocks, tl.num_programs(2))
+    blocks_per_split = tl.cdiv(k_blocks, splits)
     k_first = split * blocks_per_split
     k_last = min(k_first + blocks_per_split, k_blocks)
+    k_whole = min(k_last, K // BLOCK_K)
 
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
@@ -100,69 +105,54 @@ def gemm_tiles_kernel(
         offs_n = offs_n.to(tl.int64)
         offs_k = offs_k.to(tl.int64)
         batch = batch.to(tl.int64)
-        split = split.to(tl.int64)
         # a stride Triton specialized to the constant 1 is a Python int: widen through an int64 tensor
         step_a = tl.full((), BLOCK_K, tl.int64) * stride_ak
         step_b = tl.full((), BLOCK_K, tl.int64) * stride_bk
-    mask_m = offs_m < M
-    mask_n = offs_n < N
+    mask_m = offs_m[:, None] < LOAD_M
+    mask_n = offs_n[None, :] < LOAD_N
     a_ptrs = a_ptr + batch * stride_ab + k_first * step_a + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
     b_ptrs = b_ptr + batch * stride_bb + k_first * step_b + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
 
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=ACC_DTYPE)
-    for k in range(k_first, k_last):
-        k_left = K - k * BLOCK_K
-        a = tl.load(a_ptrs, mask=mask_m[:, None] & (offs_k[None, :] < k_left), other=0.0)
-        b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_left) & mask_n[None, :], other=0.0)
-        if UPCAST:
-            a = a.to(ACC_DTYPE)
-            b = b.to(ACC_DTYPE)
-        acc = tl.dot(a, b, acc, input_precision=PRECISION, out_dtype=ACC_DTYPE)
+    for _ in range(k_first, k_whole):
+        a = tl.load(a_ptrs, mask=mask_m, other=0.0)
+        b = tl.load(b_ptrs, mask=mask_n, other=0.0)
+        acc = _multiply_add(a, b, acc, PRECISION, ACC_DTYPE, UPCAST)
         a_ptrs += step_a
         b_ptrs += step_b
+    if k_first < k_last and k_last * BLOCK_K > K:  # the partial last block of K is in this slice
+        k_left = K - (k_last - 1) * BLOCK_K
+        a = tl.load(a_ptrs, mask=mask_m & (offs_k[None, :] < k_left), other=0.0)
+        b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_left) & mask_n, other=0.0)
+        acc = _multiply_add(a, b, acc, PRECISION, ACC_DTYPE, UPCAST)
 
-    store_tile(
-        acc, out_ptr + split * stride_os + batch * stride_ob, c_ptr + batch * stride_cb, offs_m, offs_n, M, N,
-        stride_cm, stride_cn, stride_om, stride_on, alpha, beta, HAS_C, not PARTIAL, ACC_DTYPE,
-    )  # fmt: skip
+    out_tile = out_ptr + batch * stride_ob
+    c_tile = c_ptr + batch * stride_cb
+    if SPLIT:
+        tile = batch * (num_m * num_n) + pid
+        block = tl.arange(0, BLOCK_M)[:, None] * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]
+        parts = part_ptr + tile * splits * (BLOCK_M * BLOCK_N)
+        tl.store(parts + split * (BLOCK_M * BLOCK_N) + block, acc)
+        tl.debug_barrier()  # every thread's partial sum is stored before the count says so
+        if tl.atomic_add(count_ptr + tile, 1, sem="acq_rel", scope="gpu") == splits - 1:
+            total = tl.zeros((BLOCK_M, BLOCK_N), dtype=ACC_DTYPE)
+            for s in range(0, splits):
+                total += tl.load(parts + s * (BLOCK_M * BLOCK_N) + block, cache_modifier=".cg")
+            tl.atomic_xchg(count_ptr + tile, 0, sem="relaxed", scope="gpu")
+            store_tile(total, out_tile, c_tile, offs_m, offs_n, M, N, stride_cm, stride_cn, stride_om, stride_on,
+                       alpha, beta, HAS_C, ACC_DTYPE)  # fmt: skip
+    else:
+        store_tile(acc, out_tile, c_tile, offs_m, offs_n, M, N, stride_cm, stride_cn, stride_om, stride_on,
+                   alpha, beta, HAS_C, ACC_DTYPE)  # fmt: skip
 
 
 @triton.jit
-def splitk_reduce_kernel(
-    part_ptr, c_ptr, out_ptr,
-    M, N, SPLITS,
-    stride_ps, stride_pb, stride_pm, stride_pn,
-    stride_cb, stride_cm, stride_cn,
-    stride_ob, stride_om, stride_on,
-    alpha: tl.float64, beta: tl.float64,
-    HAS_C: tl.constexpr,
-    ACC_DTYPE: tl.constexpr,
-    INDEX_64: tl.constexpr,
-    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-):  # fmt: skip
-    """``out = alpha * sum_s part[s] + beta * C`` for one BLOCK_M x BLOCK_N tile of batch entry ``program_id(1)``.
-
-    The partial sums are added in split order, so the result does not depend on scheduling.
-    """
-    pid = tl.program_id(0)
-    batch = tl.program_id(1)
-    tiles_n = tl.cdiv(N, BLOCK_N)
-    offs_m = (pid // tiles_n) * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_n = (pid % tiles_n) * BLOCK_N + tl.arange(0, BLOCK_N)
-    if INDEX_64:
-        offs_m = offs_m.to(tl.int64)
-        offs_n = offs_n.to(tl.int64)
-        batch = batch.to(tl.int64)
-    mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
-    part_ptrs = part_ptr + batch * stride_pb + offs_m[:, None] * stride_pm + offs_n[None, :] * stride_pn
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=ACC_DTYPE)
-    for _ in range(SPLITS):
-        acc += tl.load(part_ptrs, mask=mask, other=0.0)
-        part_ptrs += stride_ps
-    store_tile(
-        acc, out_ptr + batch * stride_ob, c_ptr + batch * stride_cb, offs_m, offs_n, M, N,
-        stride_cm, stride_cn, stride_om, stride_on, alpha, beta, HAS_C, True, ACC_DTYPE,
-    )  # fmt: skip
+def _multiply_add(a, b, acc, PRECISION: tl.constexpr, ACC_DTYPE: tl.constexpr, UPCAST: tl.constexpr):
+    """``acc + a @ b`` in ``PRECISION``; with ``UPCAST`` the operands are first converted to ACC_DTYPE."""
+    if UPCAST:
+        a = a.to(ACC_DTYPE)
+        b = b.to(ACC_DTYPE)
+    return tl.dot(a, b, acc, input_precision=PRECISION, out_dtype=ACC_DTYPE)
 
 
 @triton.jit
@@ -188,6 +178,7 @@ def gemm_tma_kernel(
     SPLIT3: tl.constexpr,
     PRECISION: tl.constexpr,
     ACC_DTYPE: tl.constexpr,
+    UPCAST: tl.constexpr,
     INDEX_64: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
     GROUP_M: tl.constexpr,
@@ -206,8 +197,9 @@ def gemm_tma_kernel(
     over a long K chain is less precise than float32 (4.8e-6 against 8e-7 normwise at 2048^3 on an
     H200). ``FLATTEN`` lets
     Triton pipeline across the tile loop, so the next tile's loads overlap this tile's epilogue.
-    ``EPILOGUE_SPLIT`` (1, 2 or 4) stores the tile in that many column slices: the layout conversion
-    before each store then holds only a slice in shared memory, which leaves room for pipeline stages.
+    ``UPCAST`` as in ``gemm_tiles_kernel``. ``EPILOGUE_SPLIT`` (1, 2 or 4) stores the tile in that many
+    column slices: the layout conversion before each store then holds only a slice in shared memory, which
+    leaves room for pipeline stages.
     """
     start = tl.program_id(0)
     num_m = tl.cdiv(M, BLOCK_M)
@@ -229,7 +221,7 @@ def gemm_tma_kernel(
                 part = tl.dot(a, b_lo, part, input_precision="tf32")
                 acc += tl.dot(a, b, part, input_precision="tf32")
             else:
-                acc = tl.dot(a, b, acc, input_precision=PRECISION, out_dtype=ACC_DTYPE)
+                acc = _multiply_add(a, b, acc, PRECISION, ACC_DTYPE, UPCAST)
         offs_m = row0 + tl.arange(0, BLOCK_M)
         if INDEX_64:
             offs_m = offs_m.to(tl.int64)
@@ -276,4 +268,4 @@ def _store_columns(
     if INDEX_64:
         offs_n = offs_n.to(tl.int64)
     store_tile(acc, out_ptr, c_ptr, offs_m, offs_n, M, N, stride_cm, stride_cn, stride_om, stride_on, alpha, beta,
-               HAS_C, True, ACC_DTYPE)  # fmt: skip
+               HAS_C, ACC_DTYPE)  # fmt: skip

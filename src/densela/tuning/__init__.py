@@ -79,6 +79,8 @@ _GEMM_SMALL = {
     "tf32x3": GemmConfig(32, 32, 32, 8, 2, 3),
     "float64": GemmConfig(32, 32, 32, 8, 2, 3),
 }
+_GEMM_SPLIT = (GemmConfig(32, 32, 64, 1, 4, 3), GemmConfig(64, 64, 32, 8, 4, 3))
+"""Split-K tiles: for outputs of at most 64 rows and columns, and for larger ones."""
 _GEMM_THIN_K = GemmConfig(64, 128, 16, 8, 4, 2)
 """Products with k <= THIN_K and a large output (outer-product-like): the output write dominates."""
 
@@ -88,15 +90,10 @@ THIN_K = 64
 TMA_MIN_WORK = 2 * 2048**3
 """m * n * k from which a 2-D product runs on the persistent TMA kernel (below it, the tiles kernel)."""
 
-SPLIT_K_MIN_BLOCKS = 8
-"""A product is split along K only when each slice still gets this many BLOCK_K steps on average."""
-
-K_MAJOR_COPY_FROM_M = {"tf32": 256, "tf32x3": 256}
-"""Arithmetic for which the tiles kernel first copies a B stored N-major K-major, from this many rows of A on.
-
-Hopper's wgmma reads 32-bit operands from shared memory only K-major; Triton otherwise transposes B in
-registers and loses its pipelined load (TF32 at 4096^3 on an H200: 138 TFLOP/s with B N-major, 313
-K-major). The copy moves 2 k n itemsize bytes, so it pays once A has enough rows."""
+SPLIT_K_MIN_BLOCKS = 2
+"""Split-K leaves at least this many BLOCK_K steps to each slice."""
+SPLIT_K_MIN_K = 1024
+"""Products with a shorter inner dimension are never split (a small product gains less than it pays)."""
 
 
 def arithmetic(dtype: torch.dtype, precision: str | None) -> str:
@@ -248,17 +245,17 @@ def choose_gemm_config(
         if shared is None or _pipeline_bytes(large, dtype.itemsize) <= shared:
             return large
     cfg = (_GEMM_SMALL if mn < SMALL_MN else _GEMM_MEDIUM)[arith]
-    tiles = -(-m // cfg.block_m) * -(-n // cfg.block_n) * batch
     sms = multiprocessors(device)
-    k_blocks = -(-k // cfg.block_k)
-    if tiles < sms and k_blocks >= 2 * SPLIT_K_MIN_BLOCKS:
-        cfg = cfg._replace(split_k=max(2, min(-(-2 * sms // tiles), k_blocks // SPLIT_K_MIN_BLOCKS)))
+    if k >= SPLIT_K_MIN_K and -(-m // cfg.block_m) * -(-n // cfg.block_n) * batch < sms:
+        # Fewer output tiles than SMs: split K over more programs, on small tiles. The sweeps' best splits
+        # left about two BLOCK_K steps per slice, with at most four programs per SM.
+        cfg = _GEMM_SPLIT[0] if max(m, n) <= 64 else _GEMM_SPLIT[1]
+        tiles = -(-m // cfg.block_m) * -(-n // cfg.block_n) * batch
+        split = min(-(-k // cfg.block_k) // SPLIT_K_MIN_BLOCKS, -(-4 * sms // tiles))
+        if split >= 2:
+            return cfg._replace(split_k=split)
+        return (_GEMM_SMALL if mn < SMALL_MN else _GEMM_MEDIUM)[arith]
     return cfg
-
-
-def k_major_copy_from(dtype: torch.dtype, precision: str | None) -> int | None:
-    """The m from which an N-major B is copied K-major before the product; None: never."""
-    return K_MAJOR_COPY_FROM_M.get(arithmetic(dtype, precision))
 
 
 def tile_config(itemsize: int) -> TileConfig:

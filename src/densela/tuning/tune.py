@@ -90,6 +90,8 @@ def candidates(m: int, n: int, k: int, dtype: torch.dtype, precision: str | None
         found += THIN_K_CANDIDATES
     elif mn >= LARGE_MN:
         found += [c for c in LARGE_CANDIDATES[arith] if batch == 1 or c.kernel == "tiles"]
+        if batch > 1:  # batches run on the tiles kernel
+            found += TILE_CANDIDATES[dtype.itemsize]
     else:
         found += TILE_CANDIDATES[dtype.itemsize]
         sms = multiprocessors(device)

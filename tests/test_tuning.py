@@ -1,0 +1,122 @@
+"""Configuration choice and launches: shape buckets, the tuned file, the candidates `densela tune` tries, and the
+launcher's cache key against Triton's own specialization."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+import torch
+from triton._C.libtriton import native_specialize_impl
+from triton.backends.compiler import BaseBackend
+from triton.tools.tensor_descriptor import TensorDescriptor
+
+from densela import tuning
+from densela._launch import _arg_key, _int_key, cdiv
+from densela.tuning import GemmConfig, bucket, gemm_config
+from densela.tuning.tune import Shape, candidates
+
+INTS = [0, 1, 2, 3, 15, 16, 17, 32, 48, 1000, 1024, -1, -16, -17, 2**31 - 16, 2**31 - 1, 2**31, 2**31 + 16,
+        -(2**31), -(2**31) - 1, 2**40, 2**63 - 16, 2**63]  # fmt: skip
+
+
+def triton_key(x: object) -> tuple:
+    return native_specialize_impl(BaseBackend, x, False, True, True)
+
+
+def test_integer_keys_separate_what_triton_specializes():
+    """Two integers with one launch key get one Triton specialization (so a cached kernel is the right one)."""
+    for x, y in itertools.product(INTS, repeat=2):
+        if _int_key(x) == _int_key(y):
+            assert triton_key(x) == triton_key(y), (x, y)
+
+
+def test_tensor_and_descriptor_keys_separate_what_triton_specializes():
+    base = torch.empty(256, dtype=torch.float32)
+    tensors = [base, base[1:], base[4:], base.to(torch.float16), base.to(torch.float16)[8:], base.to(torch.float64)]
+    descriptors = [
+        TensorDescriptor(base.view(16, 16), [16, 16], [16, 1], [8, 8]),
+        TensorDescriptor(base.view(16, 16), [15, 16], [16, 1], [8, 8]),
+        TensorDescriptor(base.view(16, 16), [16, 16], [16, 1], [16, 8]),
+        TensorDescriptor(base.to(torch.float16).view(16, 16), [16, 16], [16, 1], [8, 8]),
+    ]
+    for x, y in itertools.product([*tensors, *descriptors, 1.5, True, None], repeat=2):
+        if type(x) is type(y) and _arg_key(x) == _arg_key(y):
+            assert triton_key(x) == triton_key(y), (x, y)
+
+
+def test_cdiv():
+    assert [cdiv(a, 4) for a in (0, 1, 4, 5, 8)] == [0, 1, 1, 2, 2]
+
+
+def test_buckets_group_sizes_by_powers_of_two():
+    assert bucket(1000, 1000, 1000, 1) == bucket(600, 900, 1023, 1) == "10-10-10-1"
+    assert bucket(1024, 1000, 1000, 1) == "11-10-10-1"
+    assert bucket(100000, 1, 1, 5) == "15-1-1-n"
+
+
+def test_gemm_config_prefers_the_tuned_file(tmp_path, monkeypatch):
+    """A configuration `densela tune` stored for a bucket is what ``gemm_config`` returns for shapes in it."""
+    stored = GemmConfig(64, 32, 16, 4, 2, 3, split_k=2)
+    path = tmp_path / "gemm-test-gpu.json"
+    path.write_text(json.dumps({"gpu": "test", "entries": {"ieee": {bucket(700, 700, 700, 1): stored._asdict()}}}))
+    monkeypatch.setattr(tuning, "tuned_path", lambda device: path)
+    tuning.clear_cache()
+    try:
+        assert gemm_config(700, 700, 700, torch.float32, "ieee", device=0) == stored
+        assert gemm_config(600, 1000, 520, torch.float32, "ieee", device=0) == stored  # same bucket
+        assert gemm_config(700, 700, 700, torch.float64, None, device=0) != stored  # another arithmetic
+        assert gemm_config(2000, 700, 700, torch.float32, "ieee", device=0) != stored  # another bucket
+    finally:
+        tuning.clear_cache()
+
+
+def test_an_unreadable_tuned_file_is_ignored_with_a_warning(tmp_path, monkeypatch):
+    path = tmp_path / "gemm-broken.json"
+    path.write_text("{not json")
+    monkeypatch.setattr(tuning, "tuned_path", lambda device: path)
+    tuning.clear_cache()
+    try:
+        with pytest.warns(UserWarning, match="unreadable tuning file"):
+            assert tuning.tuned(0) == {}
+    finally:
+        tuning.clear_cache()
+
+
+@pytest.mark.parametrize(
+    "shape, kernels",
+    [(Shape(4096, 4096, 4096, torch.float16), {"tma", "tiles"}),
+     (Shape(4096, 4096, 4096, torch.float32, "tf32x3"), {"tma", "tiles"}),
+     (Shape(4096, 4096, 4096, torch.float16, batch=4), {"tiles"}),
+     (Shape(20, 20, 5000, torch.float32, "ieee"), {"tiles"})],
+)  # fmt: skip
+def test_candidates_fit_the_shape(monkeypatch, shape, kernels):
+    monkeypatch.setattr(tuning, "INTERPRET", False)
+    monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
+    cands = candidates(shape.m, shape.n, shape.k, shape.dtype, shape.precision, shape.batch, None)
+    assert {c.kernel for c in cands} == kernels
+    assert len(cands) == len(set(cands)) >= 4
+    if shape.k == 5000:  # few output tiles: split-K candidates, each leaving two or more K blocks per slice
+        splits = [c for c in cands if c.split_k > 1]
+        assert splits and all(cdiv(shape.k, c.block_k) >= 2 * c.split_k for c in splits)
+
+
+@pytest.mark.parametrize(
+    "m, n, k, dtype, precision, want",
+    [(8192, 8192, 8192, torch.bfloat16, None, "tma"), (4096, 4096, 4096, torch.float32, "tf32", "tma"),
+     (2048, 2048, 2048, torch.float16, None, "tiles"), (4096, 4096, 4096, torch.float64, None, "tiles"),
+     (50, 50, 5000, torch.float32, "ieee", "split"), (5000, 5000, 50, torch.float32, "ieee", "thin"),
+     (128, 128, 128, torch.float32, "ieee", "tiles")],
+)  # fmt: skip
+def test_untuned_choices(monkeypatch, m, n, k, dtype, precision, want):
+    """The tables' choice per size class (what docs/performance.md describes)."""
+    monkeypatch.setattr(tuning, "INTERPRET", False)
+    monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
+    cfg = tuning.choose_gemm_config(m, n, k, dtype, precision)
+    if want == "split":
+        assert cfg.kernel == "tiles" and cfg.split_k >= 2
+    elif want == "thin":
+        assert cfg.kernel == "tiles" and cfg.block_k <= 16 and cfg.split_k == 1
+    else:
+        assert cfg.kernel == want and cfg.split_k == 1
