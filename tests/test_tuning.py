@@ -120,3 +120,35 @@ def test_untuned_choices(monkeypatch, m, n, k, dtype, precision, want):
         assert cfg.kernel == "tiles" and cfg.block_k <= 16 and cfg.split_k == 1
     else:
         assert cfg.kernel == want and cfg.split_k == 1
+
+
+def test_tune_keeps_the_best_configuration_per_bucket(tmp_path, monkeypatch):
+    """tune()'s bookkeeping with the timing replaced: per bucket, the configuration with the best geometric mean
+    of (fastest / its time) over the bucket's shapes; other buckets in the file are kept; records name the shapes."""
+    from densela.tuning import tune as tune_module
+
+    path = tmp_path / "gemm-test.json"
+    kept = {"16-bit": {"13-13-13-1": GemmConfig(128, 256, 64, 8, 8, 3, "tma")._asdict()}}
+    path.write_text(json.dumps({"entries": kept}))
+    monkeypatch.setattr(tune_module, "tuned_path", lambda device: path)
+    monkeypatch.setattr(tune_module.torch.cuda, "get_device_name", lambda device: "Test GPU")
+    fast, slow = GemmConfig(32, 32, 32, 8, 2, 3), GemmConfig(64, 64, 32, 8, 4, 3)
+    timings = {  # fast wins on one shape by 10%, loses on the other by 50%: slow has the better mean
+        (700, 700, 700): {fast: 1.0, slow: 1.1},
+        (600, 1000, 520): {fast: 3.0, slow: 2.0},
+    }
+    monkeypatch.setattr(tune_module, "time_candidates", lambda shape, device: timings[(shape.m, shape.n, shape.k)])
+    shapes = [Shape(700, 700, 700, torch.float32, "ieee"), Shape(600, 1000, 520, torch.float32, "ieee")]
+    try:
+        records = tune_module.tune(shapes, device=0, progress=False)
+        stored = json.loads(path.read_text())
+        assert stored["gpu"] == "Test GPU"
+        assert stored["entries"]["ieee"] == {bucket(700, 700, 700, 1): slow._asdict()}
+        assert stored["entries"]["16-bit"] == kept["16-bit"]
+        assert [r["shape"] for r in records] == [str(s) for s in shapes]
+        assert {r["ms"] for r in records} == {1.1, 2.0}
+        # already tuned: skipped unless forced
+        assert tune_module.tune(shapes, device=0, progress=False) == []
+        assert len(tune_module.tune(shapes, device=0, force=True, progress=False)) == 2
+    finally:
+        tuning.clear_cache()

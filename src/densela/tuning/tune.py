@@ -150,7 +150,7 @@ def operands(shape: Shape, device: int, seed: int = 0) -> tuple[torch.Tensor, to
 def time_candidates(shape: Shape, device: int, configs: Sequence[C] | None = None) -> dict[C, float]:
     """Milliseconds per candidate for ``shape`` (the faster of two passes); failing candidates are left out."""
     launch_gemm = importlib.import_module("densela.gemm").launch_gemm
-    configs = configs if configs is not None else candidates(*_args(shape), device)
+    configs = configs if configs is not None else candidates(*_args(shape), shape.batch, device)
     a, b, out = operands(shape, device)
     precision = shape.precision or "ieee"
     times: dict[C, float] = {}
@@ -164,7 +164,8 @@ def time_candidates(shape: Shape, device: int, configs: Sequence[C] | None = Non
 
 
 def _args(shape: Shape) -> tuple:
-    return (shape.m, shape.n, shape.k, shape.dtype, shape.precision, shape.batch)
+    """(m, n, k, dtype, precision): the positional arguments of the configuration functions."""
+    return (shape.m, shape.n, shape.k, shape.dtype, shape.precision)
 
 
 def tune(
@@ -205,7 +206,7 @@ def tune(
         winner = max(complete, key=complete.__getitem__)
         entries.setdefault(arith, {})[key] = winner._asdict()
         for shape in group:
-            default = choose_gemm_config(*_args(shape), device=device)
+            default = choose_gemm_config(*_args(shape), batch=shape.batch, device=device)
             times = measured[shape]
             records.append(dict(shape=str(shape), bucket=key, config=winner._asdict(), ms=times.get(winner),
                                 untuned_ms=times.get(default), fastest_ms=min(times.values())))  # fmt: skip
