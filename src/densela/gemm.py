@@ -237,11 +237,11 @@ def _launch_tiles(
         )  # fmt: skip
 
 
-PAD_FROM_WORK = 1024**3
+PAD_FROM_WORK = 2048**3
 """m * n * k from which the tiles kernel reads unaligned 2-D operands (k > THIN_K) from padded copies: the
-copies cost two passes over the operands and two launches, and buy full-width vector loads (2500^3 float32
-on an H200: 0.51 of cuBLAS without them, 0.65-0.71 with; at 1000^3 and for k <= 64 they cost more than
-they buy)."""
+copies cost two passes over the operands and two more launches, and buy full-width vector loads. On an
+H200 (runs of 2026-11-22): 2500^3 float32 went from 0.51 to 0.65 of cuBLAS with them, while at
+N = 1025..1100 they made the product 20-50% slower than N = 1001..1016 without them."""
 
 _TILE_COUNTERS: dict[tuple[torch.device, int], torch.Tensor] = {}
 
