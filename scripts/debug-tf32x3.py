@@ -34,8 +34,8 @@ def main() -> None:
     a = torch.randn(n, n, device="cuda")
     b = torch.randn(n, n, device="cuda")
     ref = a.double() @ b.double()
-    a_hi, a_lo = G._tma_split(a)
-    b_hi, b_lo = G._tma_split(b.T)  # n x k, K-major
+    a_hi, a_lo = G._aligned_copy(a, split=True)
+    b_hi, b_lo = G._aligned_copy(b.T, split=True)  # n x k, K-major
     ra_hi, ra_lo = split_reference(a)
     rb_hi, rb_lo = split_reference(b.T.contiguous())
     print("split a: hi equal", torch.equal(a_hi, ra_hi), "lo equal", torch.equal(a_lo, ra_lo))

@@ -62,8 +62,6 @@ def _variants() -> list[Variant]:
         add("16bit", dt, "ieee", [(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192)])
     add("tf32", "float32", "tf32", [(4096, 4096, 4096), (8192, 8192, 8192)])
     add("tf32", "float32", "tf32", [(4096, 4096, 4096), (8192, 8192, 8192)], "nt")
-    for layout in ("nn", "tn", "tt"):  # TF32 copying operands K-major instead of the transposed product
-        out.extend(Variant("tf32-copy", "float32", "tf32", (n, n, n), layout, None) for n in (4096, 8192))
     add("tf32x3", "float32", "tf32x3", [(4096, 4096, 4096), (8192, 8192, 8192)])
     add("ieee", "float32", "ieee", [(4096, 4096, 4096), (8192, 8192, 8192)])
     add("fp64", "float64", "ieee", [(4096, 4096, 4096), (8192, 8192, 8192)])
@@ -97,7 +95,6 @@ def _inputs(v: Variant, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def _run(v: Variant, a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:
-    G.TF32_TRANSPOSED_PRODUCT = v.group != "tf32-copy"
     G.launch_gemm(a, b, None, out, 1.0, 0.0, v.precision, v.cfg)
 
 

@@ -27,10 +27,6 @@ INT32_LIMIT = 2**31 - 1
 ARRAY_TYPES = "torch.Tensor, numpy.ndarray, cupy.ndarray or an object with __dlpack__"
 
 
-def _current_device() -> int:
-    return torch.cuda.current_device()
-
-
 @functools.cache
 def cuda_available() -> bool:
     """True when a CUDA GPU is usable (checked once per process)."""
@@ -198,7 +194,7 @@ class Call:
 
     def guard(self) -> Any:
         """Makes ``run_device`` Triton's current device for the launches (a no-op off the GPU)."""
-        if self.run_device.type == "cuda" and self.run_device.index != _current_device():
+        if self.run_device.type == "cuda" and self.run_device.index != torch.cuda.current_device():
             return torch.cuda.device(self.run_device)
         return contextlib.nullcontext()
 

@@ -29,7 +29,7 @@ def cdiv(a: int, b: int) -> int:
 
 
 def _arg_key(x: Any) -> Any:
-    """What Triton specializes on in one runtime argument (ints are handled inline in ``Launcher``)."""
+    """What Triton specializes on in one runtime argument."""
     kind = type(x)
     if kind is torch.Tensor:
         return (x.dtype, x.data_ptr() % 16 == 0)
@@ -78,10 +78,7 @@ class Launcher:
         key = list(kwargs.items())
         append = key.append
         for x in args:
-            if type(x) is int:
-                append(1 if x == 1 else (2 if x % 16 == 0 else 3) if -_I32 <= x < _I32 else _int_key(x))
-            else:
-                append(_arg_key(x))
+            append(_int_key(x) if type(x) is int else _arg_key(x))
         entry = self.compiled.get(key := tuple(key))
         if entry is None:
             compiled = self.kernel[grid](*args, **kwargs)

@@ -152,13 +152,6 @@ def _batched(t: torch.Tensor) -> tuple[int, int, int]:
     return t.stride()
 
 
-def _k_major_copy(b: torch.Tensor) -> torch.Tensor:
-    """``b`` (k x n) with the same values in K-major memory, copied by densela's transpose kernel."""
-    bt = torch.empty((b.shape[1], b.shape[0]), dtype=b.dtype, device=b.device)
-    launch_transpose(b, bt, 1.0)
-    return bt.T
-
-
 def _batch_part(t: torch.Tensor, start: int, count: int) -> torch.Tensor:
     """Batch entries [start, start + count) of a 3-D operand; a 2-D operand serves every entry."""
     return t if t.ndim == 2 or count == t.shape[0] else t[start : start + count]
@@ -248,7 +241,7 @@ _TILE_COUNTERS: dict[tuple[torch.device, int], torch.Tensor] = {}
 
 def _tile_counters(device: torch.device, count: int) -> torch.Tensor:
     """Zeroed int32 counters for split-K tiles, kept per device and stream (each launch leaves them zero)."""
-    stream = torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else 0
+    stream = torch._C._cuda_getCurrentRawStream(device.index) if device.type == "cuda" else 0
     counters = _TILE_COUNTERS.get((device, stream))
     if counters is None or counters.numel() < count:
         counters = torch.zeros(max(count, 1024), dtype=torch.int32, device=device)
@@ -264,40 +257,39 @@ def _tiles_operands(a: torch.Tensor, b: torch.Tensor, precision: str) -> tuple[t
     elements; a copy of B pads its rows to a multiple of 16 and returns that as load_n, so that the load
     masks along N come in whole vectors.
     """
-    m, k = a.shape
     n = b.shape[1]
-    if not _rows_aligned(a):
-        copy = _aligned_rows(m, k, a.dtype, a.device, elements=16)
-        launch_transpose(a.T, copy, 1.0)
-        a = copy
+    if not _rows_aligned(a, 16):
+        a = _aligned_copy(a, 16)
     if precision in ("tf32", "tf32x3"):
-        if b.stride(0) != 1 and k > 1 and n > 1:
-            b = _k_major_copy(b)
+        if b.stride(0) != 1 and b.shape[0] > 1 and n > 1:
+            b = _aligned_copy(b.T).T
         return a, b, n
-    if _rows_aligned(b) and n % 16 == 0:
+    if _rows_aligned(b, 16) and n % 16 == 0:
         return a, b, n
-    copy = _aligned_rows(k, n, b.dtype, b.device, elements=16)
-    launch_transpose(b.T, copy, 1.0)
-    return a, copy, copy.stride(0)
+    b = _aligned_copy(b, 16)
+    return a, b, b.stride(0)
 
 
-def _rows_aligned(t: torch.Tensor) -> bool:
-    """Whether the 2-D ``t`` has unit column stride and rows starting on multiples of 16 elements."""
-    return t.stride(1) == 1 and t.stride(0) % 16 == 0 and t.data_ptr() % 16 == 0
+def _rows_aligned(t: torch.Tensor, multiple: int) -> bool:
+    """Whether the 2-D ``t`` has unit column stride, a 16-byte aligned start and a row stride that is a multiple
+    of ``multiple`` elements."""
+    return t.stride(1) == 1 and t.data_ptr() % 16 == 0 and t.stride(0) % multiple == 0
 
 
-def _aligned_rows(rows: int, cols: int, dtype: torch.dtype, device: torch.device, elements: int = 0) -> torch.Tensor:
-    """A new rows x cols array whose row stride is padded to a multiple of 16 bytes (what TMA needs) or, when
-    ``elements`` is given, of that many elements (what Triton's divisibility specialization sees)."""
-    per_16 = elements or 16 // dtype.itemsize
-    stride = cdiv(cols, per_16) * per_16
-    return torch.empty((rows, stride), dtype=dtype, device=device)[:, :cols]
+def _aligned_copy(x: torch.Tensor, multiple: int = 0, split: bool = False) -> Any:
+    """``x`` (2-D, any strides) copied by densela's transpose kernel into new rows whose stride is a multiple of
+    ``multiple`` elements (default: 16 bytes, what TMA needs; 16 elements is what Triton's divisibility
+    specialization sees). With ``split`` (float32), the (hi, lo) TF32 parts of ``x`` for 3xTF32 instead."""
+    rows, cols = x.shape
+    multiple = multiple or 16 // x.element_size()
+    stride = cdiv(cols, multiple) * multiple
 
+    def new() -> torch.Tensor:
+        return torch.empty((rows, stride), dtype=x.dtype, device=x.device)[:, :cols]
 
-def _tma_readable(t: torch.Tensor) -> bool:
-    """Whether TMA can read the 2-D view ``t`` row by row: unit column stride, 16-byte aligned start and rows."""
-    size = t.element_size()
-    return t.stride(1) == 1 and t.data_ptr() % 16 == 0 and (t.stride(0) * size) % 16 == 0
+    hi, lo = new(), (new() if split else None)
+    launch_transpose(x.T, hi, 1.0, lo=lo)
+    return (hi, lo) if split else hi
 
 
 def _tma_operand(x: torch.Tensor, k_major_only: bool) -> tuple[torch.Tensor, bool]:
@@ -307,21 +299,12 @@ def _tma_operand(x: torch.Tensor, k_major_only: bool) -> tuple[torch.Tensor, boo
     cores may read it transposed (16-bit, float64 and FMA products). Anything else is first copied
     K-major into 16-byte aligned rows by densela's transpose kernel.
     """
-    if _tma_readable(x):
+    tma_rows = 16 // x.element_size()
+    if _rows_aligned(x, tma_rows):
         return x, True
-    if not k_major_only and _tma_readable(x.T):
+    if not k_major_only and _rows_aligned(x.T, tma_rows):
         return x.T, False
-    copy = _aligned_rows(x.shape[0], x.shape[1], x.dtype, x.device)
-    launch_transpose(x.T, copy, 1.0)
-    return copy, True
-
-
-def _tma_split(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """The high and low TF32 parts of ``x`` (rows x K), K-major in 16-byte aligned rows, for 3xTF32."""
-    hi = _aligned_rows(x.shape[0], x.shape[1], x.dtype, x.device)
-    lo = _aligned_rows(x.shape[0], x.shape[1], x.dtype, x.device)
-    launch_transpose(x.T, hi, 1.0, lo=lo)
-    return hi, lo
+    return _aligned_copy(x), True
 
 
 def _descriptor(view: torch.Tensor, k_major: bool, rows_block: int, k_block: int) -> TensorDescriptor:
@@ -346,19 +329,21 @@ def _launch_tma(
     tf32 = a.dtype == torch.float32 and precision == "tf32"
     m, k = a.shape
     n = b.shape[1]
+    bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
     if split3:
-        (a_op, a_lo), (b_op, b_lo) = _tma_split(a), _tma_split(b.T)
+        (a_op, a_lo), (b_op, b_lo) = _aligned_copy(a, split=True), _aligned_copy(b.T, split=True)
+        a_desc, b_desc = _descriptor(a_op, True, bm, bk), _descriptor(b_op, True, bn, bk)
+        a_lo_desc, b_lo_desc = _descriptor(a_lo, True, bm, bk), _descriptor(b_lo, True, bn, bk)
         a_km = b_km = True
     else:
         (a_op, a_km), (b_op, b_km) = _tma_operand(a, tf32), _tma_operand(b.T, tf32)
-        a_lo, b_lo = a_op, b_op
-    bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
+        a_desc, b_desc = _descriptor(a_op, a_km, bm, bk), _descriptor(b_op, b_km, bn, bk)
+        a_lo_desc, b_lo_desc = a_desc, b_desc  # not read without SPLIT3
     tiles = cdiv(m, bm) * cdiv(n, bn)
     sms = multiprocessors(device)
     pc = out if c is None else c
     _TMA((min(sms, tiles),),
-        _descriptor(a_op, a_km, bm, bk), _descriptor(b_op, b_km, bn, bk),
-        _descriptor(a_lo, a_km, bm, bk), _descriptor(b_lo, b_km, bn, bk),
+        a_desc, b_desc, a_lo_desc, b_lo_desc,
         pc, out,
         m, n, k,
         *pc.stride(), *out.stride(),

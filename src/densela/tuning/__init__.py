@@ -244,9 +244,9 @@ def choose_gemm_config(
         shared = shared_memory(device) if device is not None else None
         if shared is None or _pipeline_bytes(large, dtype.itemsize) <= shared:
             return large
-    cfg = (_GEMM_SMALL if mn < SMALL_MN else _GEMM_MEDIUM)[arith]
+    base = (_GEMM_SMALL if mn < SMALL_MN else _GEMM_MEDIUM)[arith]
     sms = multiprocessors(device)
-    if k >= SPLIT_K_MIN_K and -(-m // cfg.block_m) * -(-n // cfg.block_n) * batch < sms:
+    if k >= SPLIT_K_MIN_K and -(-m // base.block_m) * -(-n // base.block_n) * batch < sms:
         # Fewer output tiles than SMs: split K over more programs, on small tiles. The sweeps' best splits
         # left about two BLOCK_K steps per slice, with at most four programs per SM.
         cfg = _GEMM_SPLIT[0] if max(m, n) <= 64 else _GEMM_SPLIT[1]
@@ -254,8 +254,7 @@ def choose_gemm_config(
         split = min(-(-k // cfg.block_k) // SPLIT_K_MIN_BLOCKS, -(-4 * sms // tiles))
         if split >= 2:
             return cfg._replace(split_k=split)
-        return (_GEMM_SMALL if mn < SMALL_MN else _GEMM_MEDIUM)[arith]
-    return cfg
+    return base
 
 
 def tile_config(itemsize: int) -> TileConfig:
