@@ -12,6 +12,7 @@ import pytest
 import torch
 from hypothesis import HealthCheck, settings
 
+import densela.tuning
 from densela._arrays import INTERPRET
 
 GPU = torch.cuda.is_available() and not INTERPRET
@@ -40,3 +41,9 @@ def device() -> str:
 @pytest.fixture(autouse=True)
 def _seed() -> None:
     torch.manual_seed(1234)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_plans() -> None:
+    """Every test chooses its configurations and plans its launches anew (tests patch the choice)."""
+    densela.tuning.clear_cache()

@@ -103,6 +103,7 @@ def test_registry_names() -> None:
         "nonsquare-k",
         "gemm-targets",
         "gemm-thin",
+        "memory-targets",
         "quick",
     }
     assert all(s.name == name for name, s in SUITES.items())
@@ -279,3 +280,14 @@ def test_runs_limits() -> None:
     lu = SUITES["itu-lu"]
     assert lu.runs("cpu-seq", Case("lu", (2000,), "float64"))
     assert not lu.runs("cpu-seq", Case("lu", (2001,), "float64"))
+
+
+def test_memory_targets_cover_issue_5() -> None:
+    """Every dtype, both layouts, tall, wide and thin transposes (issue 5); add alike and transposed."""
+    cases = SUITES["memory-targets"].cases
+    for op, layouts in (("transpose", {"row", "col"}), ("add", {"row", "row+col"})):
+        mine = [c for c in cases if c.op == op]
+        assert {c.layout for c in mine} == layouts
+        assert {c.dtype for c in mine} == {"float32", "float64", "bfloat16"}
+    shapes = {c.shape for c in cases if c.op == "transpose"}
+    assert {(100000, 100), (32768, 1024)} <= shapes

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import densela as dl
 import densela._arrays
+import densela._launch
 import densela.tuning
 from _reference import (
     LAYOUTS,
@@ -592,6 +593,55 @@ def test_bad_input_is_rejected_before_writing(device, build, exc, parts):
     if out is not None:
         assert bool(out.isnan().all()), "out was written"
         assert_identical(out, out_before, "out after a rejected call")
+
+
+# --- replayed launches (matmul's hot path) -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype, precision", DP_PARAMS)
+@pytest.mark.parametrize("shapes", [((7, 33), (33, 5)), ((3, 9, 16), (16, 12)), ((2, 1, 8), (2, 8, 1))], ids=str)
+def test_repeated_matmul_replays_the_plan_on_new_data(device, dtype, precision, shapes):
+    """A second and third call with the same signature replay the first call's launches on their own data."""
+    a_shape, b_shape = shapes
+    results = []
+    for _ in range(3):
+        a, b = make(a_shape, dtype, device), make(b_shape, dtype, device, "col")
+        out = dl.matmul(a, b, precision=precision)
+        check(out, a, b, None, precision=precision, what="replayed matmul")
+        results.append(out)
+    assert results[0].data_ptr() != results[1].data_ptr(), "each call returns a new array"
+    plans = list(densela._launch.PLANS.values())
+    assert len(plans) == 1, "one signature, one entry"
+    assert (plans[0] is not None) == (INTERPRET or device == "cuda"), "planned wherever kernels run"
+
+
+def test_plans_separate_strides_and_alignment(device):
+    """A transposed view, an operand one element off 16-byte alignment and another dtype each plan anew, and
+    every one computes its own product."""
+    base = make((41, 33), torch.float32, device)
+    b = make((32, 6), torch.float32, device)
+    variants = [base[:32, :32], base[:32, :32].T, base[1:33, :32], base[:32, :32].double()]
+    for a in variants:
+        for _ in range(2):
+            bb = b.to(a.dtype)
+            check(dl.matmul(a, bb), a, bb, None, what=f"strides {a.stride()} offset {a.storage_offset()}")
+    if INTERPRET or device == "cuda":
+        assert len(densela._launch.PLANS) == len(variants)
+
+
+def test_a_launch_on_other_tensors_is_not_planned(device):
+    """Plan.record keeps launches only when every tensor they read is one of the call's own: a call whose
+    launches read a tensor it was not given (here b, left out of the slots) gets no plan."""
+    a, b = make((9, 5), torch.float32, device), make((9, 5), torch.float32, device)
+    _, plan = densela._launch.Plan.record((a, b), lambda: dl.add(a, b))
+    if not (INTERPRET or device == "cuda"):
+        assert plan is None  # the PyTorch backend launches nothing
+        return
+    assert plan is not None
+    a2, b2 = make((9, 5), torch.float32, device), make((9, 5), torch.float32, device)
+    assert_identical(plan(a2, b2), dl.add(a2, b2), "replayed add")
+    _, plan = densela._launch.Plan.record((a,), lambda: dl.add(a, b))
+    assert plan is None
 
 
 # --- large sizes: GPU only --------------------------------------------------------------------------------------

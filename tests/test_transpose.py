@@ -165,23 +165,79 @@ def test_transpose_inplace_vectors_and_empty_are_views(shape: tuple[int, int], k
         assert result.numel() == 0 or result.data_ptr() == a.data_ptr()
 
 
+RECTANGLES = [(2, 3), (5, 7), (13, 17), (8, 12), (6, 4), (27, 8), (4, 27), (48, 18), (33, 66), (1, 2)]
+"""Coprime sides, primes, 2**k x 3**j both ways, a common divisor above and below the block size."""
+
+
+@pytest.mark.parametrize("shape", RECTANGLES, ids=str)
 @pytest.mark.parametrize("layout", ["row", "col"])
-def test_transpose_inplace_rectangular_is_planned(layout: Layout, device: str) -> None:
-    a = make((3, 5), torch.float32, device, layout)
-    before = a.clone()
-    with pytest.raises(NotImplementedError, match=r"3 x 5.*issue 5.*densela\.transpose\(a\)"):
-        dl.transpose_(a)
-    assert_identical(a, before)
+def test_transpose_inplace_rectangular(shape: tuple[int, int], layout: Layout, device: str) -> None:
+    """A rectangular m x n array: its memory now holds a.T in a's memory order; the result views it."""
+    dtype = torch.float32 if layout == "row" else torch.int16
+    a = bits(shape, dtype, device, layout)
+    expected = a.T.clone()
+    result = dl.transpose_(a)
+    assert result.shape == shape[::-1] and result.data_ptr() == a.data_ptr()
+    assert result.is_contiguous() if layout == "row" else result.T.is_contiguous(), result.stride()
+    assert_identical(result, expected, f"{shape} {layout}")
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int8, torch.float64, torch.complex128], ids=str)
+def test_transpose_inplace_rectangular_item_sizes(dtype: torch.dtype, device: str) -> None:
+    a = bits((12, 20), dtype, device)
+    expected = a.T.clone()
+    assert_identical(dl.transpose_(a), expected, str(dtype))
+
+
+def test_transpose_inplace_rectangular_numpy() -> None:
+    """A NumPy array (copied to the GPU and back where there is one): the result views the caller's memory."""
+    for a in (np.arange(15.0).reshape(3, 5), np.asfortranarray(np.arange(28, dtype=np.int8).reshape(4, 7))):
+        expected = a.T.copy()
+        result = dl.transpose_(a)
+        assert type(result) is np.ndarray and np.shares_memory(result, a)
+        np.testing.assert_array_equal(result, expected)
+        assert result.flags.c_contiguous == a.flags.c_contiguous
 
 
 def test_transpose_inplace_workspace_bytes() -> None:
     assert dl.transpose_.workspace_bytes((1000, 1000), torch.float32) == 0
-    assert dl.transpose_.workspace_bytes((0, 0), np.float64) == 0
-    assert dl.transpose_.workspace_bytes((1, 9), np.float64) == dl.transpose_.workspace_bytes((0, 4), np.int8) == 0
-    with pytest.raises(NotImplementedError, match="issue 5"):
-        dl.transpose_.workspace_bytes((3, 5), torch.float32)
+    assert (
+        dl.transpose_.workspace_bytes((1, 9), torch.float64) == dl.transpose_.workspace_bytes((0, 4), torch.int8) == 0
+    )
+    for m, n in [(3000, 2000), (2000, 3000), (4096, 96), (1000, 999)]:
+        used = dl.transpose_.workspace_bytes((m, n), torch.float32)
+        plan = TRANSPOSE_MODULE._chunk_plan(m, n)
+        assert used == 4 * plan.t * plan.marked + 8 * len(plan.starts)
+        assert 0 < used <= 4 * TRANSPOSE_MODULE.WORKSPACE_ITEMS * (m + n) + 8 * len(plan.starts)
+        assert (
+            dl.transpose_.workspace_bytes((m, n), torch.float64)
+            == used + 8 * plan.t * plan.marked - 4 * plan.t * plan.marked
+        )
     with pytest.raises(ValueError, match="two sizes"):
         dl.transpose_.workspace_bytes((3, 3, 3), torch.float32)
+    with pytest.raises(TypeError, match="not a dtype"):
+        dl.transpose_.workspace_bytes((3, 5), "no such type")
+
+
+@pytest.mark.parametrize("m, n", [(7, 5), (6, 4), (12, 18), (30, 21)])
+def test_chunk_plan_walks_every_moving_chunk_once(m: int, n: int) -> None:
+    """The plan's segments and whole cycles, walked as the kernel walks them, visit every chunk that moves once."""
+    plan = TRANSPOSE_MODULE._chunk_plan(m, n)
+    count = m * n // plan.t
+
+    def target(p: int) -> int:
+        i, c, j = p // (plan.t * plan.b), (p // plan.b) % plan.t, p % plan.b
+        return (j * plan.t + c) * plan.a + i
+
+    visited = []
+    for k, p0 in enumerate(plan.starts.tolist()):
+        p = target(p0)
+        while not ((k < plan.marked and p % plan.spacing == 0) or p == p0):
+            visited.append(p)
+            p = target(p)
+        visited.append(p)
+    moving = [p for p in range(count) if target(p) != p]
+    assert sorted(visited) == moving
 
 
 @pytest.mark.parametrize(
@@ -286,6 +342,9 @@ def test_transpose_torch_backend(fn: str, monkeypatch: pytest.MonkeyPatch) -> No
     if fn == "transpose_":
         assert dl.transpose_(a) is a
         assert_identical(a, expected)
+        r = bits((5, 3), torch.float32, "cpu", "col")
+        expected = r.T.clone()
+        assert_identical(dl.transpose_(r), expected)
     else:
         assert_identical(dl.transpose(a), expected)
         z = make((5, 3), torch.complex64, "cpu", "col")
@@ -325,6 +384,25 @@ def test_transpose_beyond_int32_indexing(device: str) -> None:
     assert torch.equal(dl.transpose(a), a.T)
     col = a.T  # column-major n x m view: the kernel reads down columns
     assert torch.equal(dl.transpose(col), a)
+
+
+@pytest.mark.large
+@pytest.mark.parametrize("shape", [(32768, 1024), (100000, 100), (8192, 3072), (4099, 4097), (2**12, 3**7)], ids=str)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=str)
+def test_transpose_inplace_rectangular_large(shape: tuple[int, int], dtype: torch.dtype, device: str) -> None:
+    """Issue 5 sizes on the GPU: identical to torch's transpose, and no more extra memory than workspace_bytes."""
+    a = bits(shape, dtype, device)
+    expected = a.T.contiguous()
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    before = torch.cuda.memory_allocated()
+    result = dl.transpose_(a)
+    torch.cuda.synchronize()
+    extra = torch.cuda.max_memory_allocated() - before
+    assert_identical(result, expected, f"{shape} {dtype}")
+    budget = dl.transpose_.workspace_bytes(shape, dtype)
+    assert extra <= budget + 2 * 512, f"{extra} bytes allocated, workspace_bytes says {budget}"  # allocator rounding
+    assert budget <= 8 * dtype.itemsize * 64 * sum(shape), "workspace beyond O(m + n)"
 
 
 @pytest.mark.large

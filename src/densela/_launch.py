@@ -11,7 +11,8 @@ interpreter always takes that path.
 
 from __future__ import annotations
 
-from typing import Any
+import threading
+from typing import Any, NamedTuple
 
 import torch
 from triton import knobs
@@ -72,18 +73,28 @@ class Launcher:
         self.compiled: dict[tuple, tuple[Any, tuple]] = {}
 
     def __call__(self, grid: tuple[int, ...], *args: Any, **kwargs: Any) -> None:
+        entry = None
         if INTERPRET or _hooked():
             self.kernel[grid](*args, **kwargs)
-            return
-        key = list(kwargs.items())
-        append = key.append
-        for x in args:
-            append(_int_key(x) if type(x) is int else _arg_key(x))
-        entry = self.compiled.get(key := tuple(key))
-        if entry is None:
-            compiled = self.kernel[grid](*args, **kwargs)
-            tail = tuple(kwargs[name] for name in self.names[len(args) :])
-            self.compiled[key] = (compiled, tail)
+        else:
+            key = list(kwargs.items())
+            append = key.append
+            for x in args:
+                append(_int_key(x) if type(x) is int else _arg_key(x))
+            entry = self.compiled.get(key := tuple(key))
+            if entry is None:
+                compiled = self.kernel[grid](*args, **kwargs)
+                entry = self.compiled[key] = (compiled, tuple(kwargs[name] for name in self.names[len(args) :]))
+            else:
+                self.run(entry, grid, args, kwargs)
+        launches = getattr(_local, "launches", None)
+        if launches is not None:
+            launches.append(_Launch(self, grid, args, kwargs, entry))
+
+    def run(self, entry: tuple[Any, tuple] | None, grid: tuple[int, ...], args: tuple, kwargs: dict) -> None:
+        """Launches the compiled ``entry`` (None, or a launch hook registered: through ``kernel[grid]``)."""
+        if entry is None or _hooked():
+            self.kernel[grid](*args, **kwargs)
             return
         compiled, tail = entry
         stream = torch._C._cuda_getCurrentRawStream(torch._C._cuda_getDevice())
@@ -92,3 +103,70 @@ class Launcher:
         compiled.run(
             grid[0], grid_1, grid_2, stream, compiled.function, compiled.packed_metadata, None, None, None, *args, *tail
         )
+
+
+class _Launch(NamedTuple):
+    launcher: Launcher
+    grid: tuple[int, ...]
+    args: tuple
+    kwargs: dict
+    entry: tuple[Any, tuple] | None
+
+
+_local = threading.local()
+
+
+class Plan:
+    """The launches of one call, replayed on other tensors of the same shapes, strides, dtypes and alignment.
+
+    ``Plan.record(slots, run)`` runs ``run()`` (the whole checked call) while recording its launches and
+    returns ``(result, plan)``. ``slots`` are the call's tensors, the result is appended as the last one;
+    ``plan(*tensors)`` then allocates a new result like the recorded one and repeats the launches with the
+    given tensors in the recorded ones' places, skipping every check and configuration choice. The plan is
+    None where a launch read a tensor other than the slots (a copy, a workspace, a TMA descriptor), and where
+    the call launched nothing: such calls must run whole every time.
+    """
+
+    def __init__(self, result: torch.Tensor, launches: list[tuple[_Launch, tuple[Any, ...]]]) -> None:
+        self.shape, self.dtype, self.device = result.shape, result.dtype, result.device
+        self.launches = launches
+
+    @staticmethod
+    def record(slots: tuple[torch.Tensor, ...], run: Any) -> tuple[Any, Plan | None]:
+        _local.launches = launches = []
+        try:
+            result = run()
+        finally:
+            _local.launches = None
+        if not launches or type(result) is not torch.Tensor or not result.is_contiguous():
+            return result, None
+        slots = (*slots, result)
+        recorded = []
+        for launch in launches:
+            args = []
+            for x in launch.args:
+                if type(x) is torch.Tensor or type(x) is TensorDescriptor:
+                    place = next((i for i, t in enumerate(slots) if t is x), None)
+                    if place is None:
+                        return result, None
+                    x = _Slot(place)
+                args.append(x)
+            recorded.append((launch, tuple(args)))
+        return result, Plan(result, recorded)
+
+    def __call__(self, *tensors: torch.Tensor) -> torch.Tensor:
+        result = torch.empty(self.shape, dtype=self.dtype, device=self.device)
+        slots = (*tensors, result)
+        for launch, args in self.launches:
+            args = tuple(slots[x] if type(x) is _Slot else x for x in args)
+            launch.launcher.run(launch.entry, launch.grid, args, launch.kwargs)
+        return result
+
+
+PLANS: dict[tuple, Plan | None] = {}
+"""Plans by call signature (None: the call must run whole), for the operations that replay; cleared with the
+chosen configurations (``tuning.clear_cache``)."""
+
+
+class _Slot(int):
+    """A recorded launch argument that is the call's tensor number ``int(self)``."""

@@ -6,21 +6,30 @@ payloads included); only a scaled transpose (``alpha != 1``) reads them as numbe
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+import math
+from typing import Any, NamedTuple
 
+import numpy as np
 import torch
+import triton
 
 from densela import _errors
-from densela._arrays import Call, as_tensor, needs_int64, prepare
+from densela._arrays import INTERPRET, Call, as_tensor, needs_int64, prepare
 from densela._launch import Launcher, cdiv
-from densela.kernels.transpose import transpose_square_inplace_kernel, transpose_tiles_kernel
+from densela.kernels.transpose import (
+    permute_chunks_kernel,
+    transpose_blocks_inplace_kernel,
+    transpose_tiles_kernel,
+)
 from densela.tuning import tile_config
 
 _WORDS = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 """The integer type each item size moves as; 16-byte (complex128) items move as two 8-byte words."""
 
 _TILES = Launcher(transpose_tiles_kernel)
-_SQUARE = Launcher(transpose_square_inplace_kernel)
+_BLOCKS = Launcher(transpose_blocks_inplace_kernel)
+_CHUNKS = Launcher(permute_chunks_kernel)
 
 _SCALABLE_DTYPES = (*_errors.FLOAT_DTYPES, torch.complex64, torch.complex128)
 
@@ -60,13 +69,13 @@ def transpose(a: Any, /, *, out: Any = None, alpha: float = 1.0) -> Any:
 
 
 def transpose_(a: Any, /) -> Any:
-    """Transposes the square array ``a`` in place and returns it (the caller's own object).
+    """Transposes the contiguous 2-D array ``a`` in place.
 
-    ``a`` must be contiguous, row-major or column-major, and keeps its memory order. No extra device
-    memory is used. A vector (1 x n, n x 1) or an empty matrix needs no data movement: the result is its
-    transposed view of the same memory. In-place transposition of other rectangular matrices is a
-    planned feature (issue 5) and raises ``NotImplementedError``; ``transpose(a)`` transposes them out of
-    place.
+    ``a`` must be contiguous, row-major or column-major, and keeps its memory order. A square ``a`` is
+    permuted and returned (the caller's own object). A rectangular m x n ``a`` has its memory permuted and
+    a view of that memory with shape (n, m) in ``a``'s memory order is returned; ``a`` itself must no longer
+    be read as m x n. Extra device memory: none for a square matrix, O(m + n) for a rectangular one,
+    exactly ``transpose_.workspace_bytes(a.shape, a.dtype)`` (docs/transpose.md: the algorithm).
 
     Example:
         >>> import numpy as np, densela as dl
@@ -76,6 +85,11 @@ def transpose_(a: Any, /) -> Any:
         >>> a
         array([[1., 3.],
                [2., 4.]])
+        >>> b = np.arange(6.0).reshape(2, 3)
+        >>> dl.transpose_(b)
+        array([[0., 3.],
+               [1., 4.],
+               [2., 5.]])
     """
     op = "transpose_"
     as_tensor(op, "a", a, writable=True)  # an array densela cannot write through fails here, under its own name
@@ -83,52 +97,129 @@ def transpose_(a: Any, /) -> Any:
     ta = call.out
     _errors.check_ndim(op, "a", ta, (2,))
     _check_item_size(op, ta.dtype)
-    if not (ta.is_contiguous() or ta.T.is_contiguous()):
+    row_major = ta.is_contiguous()
+    if not (row_major or ta.T.is_contiguous()):
         raise ValueError(
             f"{op}: a is non-contiguous (shape {tuple(ta.shape)}, strides {ta.stride()}); transpose_ needs a "
             "contiguous row-major or column-major array; use transpose(a) for views"
         )
-    if ta.shape[0] != ta.shape[1]:
-        if min(ta.shape) <= 1:
-            return call.finish_view(ta.T)  # a vector or an empty matrix: its transposed view is contiguous
-        raise _rectangular_error(op, tuple(ta.shape))
+    m, n = ta.shape
+    if m == n:
+        work = call.on_run_device(ta)
+        if work.numel() > 0:
+            if call.backend == "torch":
+                work.copy_(work.T.clone())
+            else:
+                with call.guard():
+                    launch_transpose_square(work)
+        return call.finish(work)
+    if min(m, n) <= 1:
+        return call.finish_view(ta.T)  # a vector or an empty matrix: its transposed view is contiguous
+    # The memory holds a row-major rows x cols matrix (a itself, or a.T for a column-major a); afterwards it
+    # holds that matrix's transpose, row-major, which is a.T in a's memory order.
+    rows, cols = (m, n) if row_major else (n, m)
     work = call.on_run_device(ta)
-    if work.numel() > 0:
-        if call.backend == "torch":
-            work.copy_(work.T.clone())
-        else:
-            with call.guard():
-                launch_transpose_square(work)
-    return call.finish(work)
+    if call.backend == "torch":
+        _memory(work).copy_(_memory(work).view(rows, cols).T.flatten())
+    else:
+        with call.guard():
+            launch_transpose_rectangular(work, rows, cols)
+    if work is not ta:
+        _memory(ta).copy_(_memory(work))
+    return call.finish_view(ta.as_strided((n, m), (m, 1) if row_major else (1, n)))
+
+
+def _memory(t: torch.Tensor) -> torch.Tensor:
+    """The contiguous memory of ``t`` (row- or column-major) as a 1-D view."""
+    return t.as_strided((t.numel(),), (1,))
 
 
 def _workspace_bytes(shape: tuple[int, int], dtype: Any) -> int:
-    """Extra device memory, in bytes, that ``transpose_`` needs for a ``shape`` array of ``dtype``.
+    """Extra device memory, in bytes, that ``transpose_`` uses for a ``shape`` array of ``dtype``.
 
-    Square matrices, vectors and empty matrices need none. Other rectangular ones raise
-    ``NotImplementedError`` until in-place rectangular transposition lands (issue 5); ``dtype`` will size
-    its workspace.
+    None for square matrices, vectors and empty matrices; for other rectangular m x n matrices the copies of
+    the segment marks (at most about ``WORKSPACE_ITEMS * (m + n)`` items) and the table of where the
+    programs start (8 bytes per start). The same for both memory orders.
 
     Example:
         >>> import densela as dl, torch
         >>> dl.transpose_.workspace_bytes((1000, 1000), torch.float32)
         0
+        >>> 0 < dl.transpose_.workspace_bytes((3000, 2000), torch.float32) < 4 * 64 * 5000 + 8 * 20000
+        True
     """
+    op = "transpose_.workspace_bytes"
     if len(shape) != 2 or any(int(n) < 0 for n in shape):
-        raise ValueError(f"transpose_.workspace_bytes: shape must be two sizes >= 0, got {tuple(shape)}")
-    if shape[0] != shape[1] and min(shape) > 1:
-        raise _rectangular_error("transpose_.workspace_bytes", tuple(shape))
-    return 0
+        raise ValueError(f"{op}: shape must be two sizes >= 0, got {tuple(shape)}")
+    if not isinstance(dtype, torch.dtype):
+        try:
+            dtype = torch.from_numpy(np.empty(0, dtype=np.dtype(dtype))).dtype
+        except TypeError as e:
+            raise TypeError(f"{op}: {dtype!r} is not a dtype (a torch or NumPy dtype)") from e
+    _check_item_size(op, dtype)
+    m, n = (int(x) for x in shape)
+    if m == n or min(m, n) <= 1:
+        return 0
+    plan = _chunk_plan(m, n)
+    return plan.marked * plan.t * dtype.itemsize + 8 * len(plan.starts)
 
 
 transpose_.workspace_bytes = _workspace_bytes  # type: ignore[attr-defined]
 
 
-def _rectangular_error(op: str, shape: tuple[int, ...]) -> NotImplementedError:
-    return NotImplementedError(
-        f"{op}: in-place transposition of a rectangular {shape[0]} x {shape[1]} matrix is a planned feature "
-        "(issue 5); use densela.transpose(a) for an out-of-place transpose"
-    )
+SQUARE_BLOCK = 64
+"""Largest tile of the in-place kernels: a program holds two tiles; 128 x 128 ran at 72% of the copy bandwidth
+in bfloat16 where 64 x 64 ran at 89% (H100, 2026-11-22, scripts/memory-explore.py)."""
+
+WORKSPACE_ITEMS = 64
+"""The marks' copies hold about ``WORKSPACE_ITEMS * (m + n)`` items of an m x n in-place transpose at most."""
+
+MAX_SEGMENTS = 16384
+"""Marks beyond this many add no parallelism worth their memory."""
+
+
+class _ChunkPlan(NamedTuple):
+    """How ``permute_chunks_kernel`` finishes the in-place transpose of a row-major rows x cols matrix.
+
+    ``t = gcd(rows, cols)``: after every t x t block is transposed, chunks of t items move from (I, c, J) to
+    (J, c, I) in an a x t x b grid (a = rows / t, b = cols / t). ``starts`` (int64) holds the ``marked``
+    chunks whose number is a multiple of ``spacing``, then one chunk of each cycle without such a mark.
+    """
+
+    t: int
+    a: int
+    b: int
+    spacing: int
+    marked: int
+    starts: np.ndarray
+
+
+@functools.lru_cache(maxsize=16)
+def _chunk_plan(rows: int, cols: int) -> _ChunkPlan:
+    """The cycles of the chunk permutation of a rows x cols transpose, cut at marks (computed once per shape).
+
+    Each chunk's cycle is named by its smallest member, found by pointer doubling (after step k, ``rep[p]``
+    is the smallest of the 2**k chunks from p on; a step that changes nothing means every window already
+    holds its cycle's minimum): O(N log N) host time and O(N) host memory for N chunks.
+    """
+    t = math.gcd(rows, cols)
+    a, b = rows // t, cols // t
+    count = a * t * b
+    spacing = max(1, cdiv(rows * cols, WORKSPACE_ITEMS * (rows + cols)), cdiv(count, MAX_SEGMENTS))
+    p = np.arange(count, dtype=np.int64)
+    target = ((p % b) * t + (p // b) % t) * a + p // (t * b)
+    moving = target != p
+    rep, step = p, target
+    while True:
+        joined = np.minimum(rep, rep[step])
+        if np.array_equal(joined, rep):
+            break
+        rep, step = joined, step[step]
+    marks = p[moving & (p % spacing == 0)]
+    has_mark = np.zeros(count, dtype=bool)
+    has_mark[rep[marks]] = True
+    whole = p[moving & (rep == p) & ~has_mark]
+    return _ChunkPlan(t, a, b, spacing, len(marks), np.concatenate([marks, whole]))
 
 
 def _check_item_size(op: str, dtype: torch.dtype) -> None:
@@ -153,16 +244,16 @@ def _run(call: Call, alpha: float, shape: tuple[int, int]) -> torch.Tensor:
 
 
 def _as_words(t: torch.Tensor, scaled: bool) -> tuple[torch.Tensor, int]:
-    """The words the kernels move for ``t`` (m x n), and how many words make one item (VEC).
+    """The words the kernels move for ``t`` (m x n, or 1-D), and how many words make one item (VEC).
 
     Words are same-size integers, or the floats themselves when scaled; complex items that are scaled or
     16 bytes wide are two words (real, imaginary), an m x n x 2 view. The kernels address the words with
     ``t``'s own strides, counted in items.
     """
+    vec = 1
     if t.is_complex() and (scaled or t.element_size() == 16):
-        t = torch.view_as_real(t)
-    words = t if scaled else t.view(_WORDS[t.element_size()])
-    return words, (words.shape[2] if words.ndim == 3 else 1)
+        t, vec = torch.view_as_real(t), 2
+    return (t if scaled else t.view(_WORDS[t.element_size()])), vec
 
 
 def launch_transpose(a: torch.Tensor, out: torch.Tensor, alpha: float, lo: torch.Tensor | None = None) -> None:
@@ -196,14 +287,56 @@ def launch_transpose_square(a: torch.Tensor) -> None:
     words, vec = _as_words(a, scaled=False)
     n = a.shape[0]
     cfg = tile_config(a.element_size())
-    block = min(cfg.block_m, cfg.block_n)
+    block = min(cfg.block_m, cfg.block_n, SQUARE_BLOCK)
     tiles = cdiv(n, block)
-    _SQUARE((tiles * (tiles + 1) // 2,),
+    _BLOCKS((tiles * (tiles + 1) // 2,),
         words,
-        n,
+        n, 1,
         *a.stride(),
         INDEX_64=needs_int64(words),
         VEC=vec,
         BLOCK=block,
         num_warps=cfg.num_warps,
     )  # fmt: skip
+
+
+def launch_transpose_rectangular(a: torch.Tensor, rows: int, cols: int) -> None:
+    """Transposes in place the row-major rows x cols matrix held by the contiguous memory of ``a`` (checked).
+
+    Two steps (docs/transpose.md): every t x t block (t = gcd(rows, cols)) is transposed in place, then the
+    chunks of t items are moved along the cycles of ``_chunk_plan``.
+    """
+    plan = _chunk_plan(rows, cols)
+    words, vec = _as_words(_memory(a), scaled=False)
+    words = words.reshape(-1)
+    cfg = tile_config(a.element_size())
+    block = min(cfg.block_m, cfg.block_n, SQUARE_BLOCK, max(16, triton.next_power_of_2(plan.t)))
+    tiles = cdiv(plan.t, block)
+    _BLOCKS((plan.a * plan.b * (tiles * (tiles + 1) // 2),),
+        words,
+        plan.t, plan.b,
+        cols, 1,
+        INDEX_64=needs_int64(words),
+        VEC=vec,
+        BLOCK=block,
+        num_warps=cfg.num_warps,
+    )  # fmt: skip
+    if len(plan.starts) == 0:
+        return
+    starts = torch.from_numpy(plan.starts).to(a.device)
+    chunk = plan.t * vec
+    saved = torch.empty(max(plan.marked, 1) * chunk, dtype=words.dtype, device=a.device)
+    # Pieces of 1 KiB: a segment's walk waits on one load per step, so more, smaller programs move more bytes.
+    piece = 16 if INTERPRET else min(1024 // words.element_size(), triton.next_power_of_2(chunk))
+    for save, programs in ((True, plan.marked), (False, len(starts))):
+        if programs:
+            _CHUNKS((programs, cdiv(chunk, piece)),
+                words, saved, starts,
+                plan.marked,
+                plan.a, plan.t, plan.b,
+                plan.spacing,
+                chunk,
+                SAVE=save,
+                BLOCK=piece,
+                num_warps=1 if piece <= 128 else 2,
+            )  # fmt: skip

@@ -212,6 +212,9 @@ _THIN = [
     (16, 16, 16384),
 ]
 
+_MEMORY_TRANSPOSE = [(8192, 4096), (32768, 1024), (1024, 32768), (100000, 100), (100, 100000), (4096, 4096)]
+_MEMORY_ADD = [(8192, 4096), (4096, 4096), (100000, 100)]
+
 _QUICK_GEMM_MODES = (
     ("float16", None),
     ("bfloat16", None),
@@ -322,6 +325,26 @@ _SUITES = [
         ),
         source=f"{_TNL} tables 4.9, 4.10; 004_ea279e159205d08a.txt section 3.1.1; densela (issue 4)",
         cases=_cases("gemm", _THIN, ("float32", "bfloat16")),
+        providers=("densela", "cublas"),
+        base="cublas",
+    ),
+    Suite(
+        name="memory-targets",
+        description=(
+            "Transposition and addition of 64 MiB and more (tall, wide and thin, row- and column-major; add "
+            "with both operands alike and with one transposed) in float32, float64 and bfloat16, against torch"
+        ),
+        source="densela (issue 5)",
+        cases=tuple(
+            Case(op, shape, dtype, layout=layout)
+            for dtype in ("float32", "float64", "bfloat16")
+            for op, shapes, layouts in (
+                ("transpose", _MEMORY_TRANSPOSE, ("row", "col")),
+                ("add", _MEMORY_ADD, ("row", "row+col")),
+            )
+            for shape in shapes
+            for layout in layouts
+        ),
         providers=("densela", "cublas"),
         base="cublas",
     ),

@@ -1,5 +1,5 @@
-"""Transposition kernels: out of place (optionally scaled, or split into TF32 parts) and in place for square
-matrices.
+"""Transposition kernels: out of place (optionally scaled, or split into TF32 parts), and in place: square
+blocks, and the chunk permutation that finishes a rectangular transpose.
 
 Both move words (integers of the item's size, so any dtype moves bit-exactly) or, when scaling or
 splitting, floats; complex items arrive as VEC = 2 words (real and imaginary parts). A program transposes whole tiles in
@@ -81,21 +81,33 @@ def transpose_tiles_kernel(
 
 
 @triton.jit
-def transpose_square_inplace_kernel(
+def transpose_blocks_inplace_kernel(
     a_ptr,
-    N,
+    N, BLOCKS_N,
     stride_am, stride_an,
     INDEX_64: tl.constexpr,
     VEC: tl.constexpr,
     BLOCK: tl.constexpr,
 ):  # fmt: skip
-    """Transposes the N x N matrix ``A`` in place; one program per pair of BLOCK x BLOCK tiles (I, J), I <= J.
+    """Transposes in place every N x N block of a matrix made of such blocks, BLOCKS_N of them per block row
+    (one block: a square matrix transposed in place).
 
-    The program reads tiles (I, J) and (J, I), then writes each, transposed, into the other's place (a
-    diagonal tile, I == J, into itself). The barrier keeps every thread's stores after all of the
-    program's loads; pairs are disjoint, so programs never touch each other's tiles.
+    One program per block and pair of BLOCK x BLOCK tiles (I, J), I <= J, of the block: it reads tiles (I, J)
+    and (J, I), then writes each, transposed, into the other's place (a diagonal tile, I == J, into itself).
+    The barrier keeps every thread's stores after all of the program's loads; pairs are disjoint, so
+    programs never touch each other's tiles.
     """
+    tiles = tl.cdiv(N, BLOCK)
+    pairs = tiles * (tiles + 1) // 2
     pid = tl.program_id(0)
+    block = pid // pairs
+    pid = pid % pairs
+    row0 = (block // BLOCKS_N) * N
+    col0 = (block % BLOCKS_N) * N
+    if INDEX_64:
+        row0 = row0.to(tl.int64)
+        col0 = col0.to(tl.int64)
+    a_ptr += (row0 * stride_am + col0 * stride_an) * VEC
     # pid numbers the pairs row by row, pid = J * (J + 1) / 2 + I with 0 <= I <= J. The square root gives
     # J up to rounding; the two integer corrections make it exact.
     j = ((tl.sqrt((8 * pid + 1).to(tl.float64)) - 1) / 2).to(tl.int32)
@@ -110,3 +122,52 @@ def transpose_square_inplace_kernel(
     tl.debug_barrier()
     tl.store(ji_ptrs, transposed_tile(x, BLOCK, BLOCK, VEC), mask=ji_mask)
     tl.store(ij_ptrs, transposed_tile(y, BLOCK, BLOCK, VEC), mask=ij_mask)
+
+
+@triton.jit
+def chunk_target(p, A, T, B):
+    """Where chunk ``p`` goes: the chunk numbered (I, c, J) in an A x T x B grid moves to (J, c, I) in B x T x A."""
+    i = p // (T * B)
+    c = (p // B) % T
+    j = p % B
+    return (j * T + c) * A + i
+
+
+@triton.jit
+def permute_chunks_kernel(
+    words_ptr, saved_ptr, starts_ptr,
+    MARKED,
+    A, T, B,
+    SPACING,
+    CHUNK_WORDS,
+    SAVE: tl.constexpr,
+    BLOCK: tl.constexpr,
+):  # fmt: skip
+    """Moves every chunk (CHUNK_WORDS consecutive words) of a flat array to ``chunk_target``, in place, by following
+    the permutation's cycles; program (s, piece) moves words [piece * BLOCK, (piece + 1) * BLOCK) of each chunk.
+
+    ``starts_ptr`` lists where the programs begin. The first ``MARKED`` are the chunks whose number is a
+    multiple of SPACING (marks): they cut the long cycles into segments, each walked by one program from its
+    mark up to the next mark, which it writes last. The ``SAVE`` launch first copies every mark into
+    ``saved_ptr`` (a mark is overwritten by the segment before it); the moving launch starts each segment
+    from that copy. The other starts are one chunk of each cycle without a mark, walked whole by one program.
+    """
+    s = tl.program_id(0)
+    offs = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK).to(tl.int64)
+    mask = offs < CHUNK_WORDS
+    p0 = tl.load(starts_ptr + s)
+    slot = saved_ptr + s.to(tl.int64) * CHUNK_WORDS + offs
+    if SAVE:
+        tl.store(slot, tl.load(words_ptr + p0 * CHUNK_WORDS + offs, mask=mask), mask=mask)
+    else:
+        # a segment starts from its mark's copy, a whole cycle from its own chunk (nothing else moves it)
+        from_copy = s < MARKED
+        cur = tl.load(tl.where(from_copy, slot, words_ptr + p0 * CHUNK_WORDS + offs), mask=mask)
+        p = chunk_target(p0, A, T, B)
+        while (p % SPACING != 0) & (p != p0):
+            ptrs = words_ptr + p * CHUNK_WORDS + offs
+            nxt = tl.load(ptrs, mask=mask)
+            tl.store(ptrs, cur, mask=mask)
+            cur = nxt
+            p = chunk_target(p, A, T, B)
+        tl.store(words_ptr + p * CHUNK_WORDS + offs, cur, mask=mask)

@@ -19,6 +19,7 @@ import torch
 
 from densela._arrays import INTERPRET
 from densela._env import cache_dir, gpu_slug
+from densela._launch import PLANS
 
 
 class GemmConfig(NamedTuple):
@@ -120,9 +121,9 @@ def bucket(m: int, n: int, k: int, batch: int) -> str:
     return "-".join([*(str(min(x.bit_length(), 15)) for x in (m, n, k)), "n" if batch > 1 else "1"])
 
 
-_TILE_BY_ITEMSIZE = {
-    1: TileConfig(64, 64, 4),
-    2: TileConfig(64, 64, 4),
+_TILE_BY_ITEMSIZE = {  # H100 sweeps, 2026-11-22 (scripts/memory-explore.py): 8- and 16-bit gain 2-4% with 128 x 128
+    1: TileConfig(128, 128, 8),
+    2: TileConfig(128, 128, 8),
     4: TileConfig(64, 64, 4),
     8: TileConfig(32, 64, 4),
     16: TileConfig(32, 32, 4),
@@ -213,8 +214,10 @@ def gemm_config(
 
 
 def clear_cache() -> None:
-    """Forgets the configurations chosen so far and the tuned tables read (after `densela tune`, in tests)."""
+    """Forgets the configurations chosen so far, the launches planned with them and the tuned tables read (after
+    `densela tune`, in tests)."""
     _CHOSEN.clear()
+    PLANS.clear()
     tuned.cache_clear()
 
 

@@ -1,0 +1,190 @@
+# ruff: noqa: B023, E501  (an exploration script: every closure runs before its loop variable changes)
+"""Exploration on a CUDA GPU for issue 5 (and the matmul hot path of issue 4): bandwidth of transpose, add,
+transpose_ (square and rectangular) across tile configurations, against the device-to-device copy measured
+in the same run. Writes JSON lines to $OUT/memory-explore.jsonl (or ./memory-explore.jsonl), prints a table.
+
+    python scripts/memory-explore.py [groups...]   # groups: hot transpose add square rect (default: all)
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+import time
+
+import torch
+import triton
+import triton.testing
+
+import densela as dl
+from densela.tuning import TileConfig
+
+TR = importlib.import_module("densela.transpose")
+ADD = importlib.import_module("densela.add")
+OUT = os.path.join(os.environ.get("OUT", "."), "memory-explore.jsonl")
+CONFIGS = [TileConfig(*c) for c in [(64, 64, 4), (64, 64, 8), (128, 64, 8), (64, 128, 8), (128, 128, 8),
+                                      (32, 128, 4), (128, 32, 4), (32, 64, 4), (64, 32, 4), (256, 64, 8)]]  # fmt: skip
+rows: list[dict] = []
+
+
+def ms(fn) -> float:
+    return triton.testing.do_bench(fn, warmup=5, rep=40)
+
+
+def record(**row) -> None:
+    rows.append(row)
+    with open(OUT, "a") as f:
+        f.write(json.dumps(row) + "\n")
+    print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()), flush=True)
+
+
+def copy_gbs() -> float:
+    x = torch.empty(256 * 2**20 // 4, device="cuda")
+    y = torch.empty_like(x)
+    return 2 * x.numel() * 4 / ms(lambda: y.copy_(x)) / 1e6
+
+
+def with_config(module, cfg: TileConfig):
+    module.tile_config = lambda itemsize: cfg
+
+
+def hot() -> None:
+    for dtype in (torch.float32, torch.bfloat16, torch.float64):
+        a, b = torch.randn(128, 128, device="cuda").to(dtype), torch.randn(128, 128, device="cuda").to(dtype)
+        for name, fn in (("densela", lambda: dl.matmul(a, b)), ("torch", lambda: torch.matmul(a, b))):
+            for _ in range(50):
+                fn()
+            torch.cuda.synchronize()
+            best = []
+            for _ in range(5):
+                t0 = time.perf_counter()
+                for _ in range(2000):
+                    fn()
+                torch.cuda.synchronize()
+                best.append((time.perf_counter() - t0) / 2000 * 1e6)
+            record(group="hot", dtype=str(dtype), who=name, us_per_call=min(best), gpu_us=ms(fn) * 1e3)
+
+
+def transpose(copy: float) -> None:
+    shapes = [((8192, 2048), torch.float32), ((4096, 4096), torch.float32), ((100000, 100), torch.float32),
+              ((100, 100000), torch.float32), ((32768, 1024), torch.float32), ((8192, 1024), torch.float64),
+              ((8192, 4096), torch.bfloat16), ((8192, 8192), torch.int8), ((4096, 4096), torch.float64)]  # fmt: skip
+    original = TR.tile_config
+    for shape, dtype in shapes:
+        for layout in ("row", "col"):
+            x = torch.randn(shape if layout == "row" else shape[::-1], device="cuda").to(dtype)
+            x = x if layout == "row" else x.T
+            nbytes = 2 * x.numel() * x.element_size()
+            t_torch = ms(lambda: x.t().contiguous())
+            best = None
+            for cfg in CONFIGS:
+                with_config(TR, cfg)
+                try:
+                    t = ms(lambda: dl.transpose(x))
+                except Exception as e:
+                    print("skip", cfg, e)
+                    continue
+                if best is None or t < best[0]:
+                    best = (t, cfg)
+            TR.tile_config = original
+            t_now = ms(lambda: dl.transpose(x))
+            record(group="transpose", shape=list(shape), dtype=str(dtype), layout=layout, current_pct=nbytes / t_now / 1e6 / copy * 100,
+                   best_pct=nbytes / best[0] / 1e6 / copy * 100, best=list(best[1]), vs_torch=t_torch / best[0])  # fmt: skip
+
+
+def add(copy: float) -> None:
+    original = ADD.tile_config
+    for shape, dtype in [((4096, 4096), torch.float32), ((8192, 4096), torch.float32), ((8192, 4096), torch.bfloat16),
+                         ((4096, 2048), torch.float64), ((100000, 100), torch.float32)]:  # fmt: skip
+        for layout in ("row+row", "row+col"):
+            a = torch.randn(shape, device="cuda").to(dtype)
+            b = torch.randn(shape if layout == "row+row" else shape[::-1], device="cuda").to(dtype)
+            b = b if layout == "row+row" else b.T
+            nbytes = 3 * a.numel() * a.element_size()
+            t_torch = ms(lambda: torch.add(a, b))
+            best = None
+            for cfg in CONFIGS:
+                with_config(ADD, cfg)
+                t = ms(lambda: dl.add(a, b))
+                if best is None or t < best[0]:
+                    best = (t, cfg)
+            ADD.tile_config = original
+            t_now = ms(lambda: dl.add(a, b))
+            record(group="add", shape=list(shape), dtype=str(dtype), layout=layout, current_pct=nbytes / t_now / 1e6 / copy * 100,
+                   best_pct=nbytes / best[0] / 1e6 / copy * 100, best=list(best[1]), vs_torch=t_torch / best[0])  # fmt: skip
+
+
+def square(copy: float) -> None:
+    original = TR.tile_config
+    for n, dtype in [(8192, torch.float32), (4096, torch.float64), (8192, torch.bfloat16), (5000, torch.float32)]:
+        x = torch.randn(n, n, device="cuda").to(dtype)
+        nbytes = 2 * x.numel() * x.element_size()
+        for cfg in [*CONFIGS[:6], TileConfig(32, 32, 4), TileConfig(32, 32, 2), TileConfig(64, 64, 2)]:
+            with_config(TR, cfg)
+            t = ms(lambda: dl.transpose_(x))
+            record(group="square", n=n, dtype=str(dtype), cfg=list(cfg), pct=nbytes / t / 1e6 / copy * 100)
+        TR.tile_config = original
+
+
+def rect(copy: float) -> None:
+    for shape, dtype in [((32768, 1024), torch.float32), ((100000, 100), torch.float32), ((8192, 3072), torch.float32),
+                         ((8192, 2048), torch.float64), ((16384, 2048), torch.bfloat16), ((2**12, 3**7), torch.float32),
+                         ((4096, 4095), torch.float32)]:  # fmt: skip
+        x = torch.randn(shape, device="cuda").to(dtype)
+        expected = x.T.contiguous()
+        t0 = time.perf_counter()
+        TR._chunk_plan.cache_clear()
+        plan = TR._chunk_plan(*shape)
+        plan_s = time.perf_counter() - t0
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        before = torch.cuda.memory_allocated()
+        y = dl.transpose_(x)
+        torch.cuda.synchronize()
+        extra = torch.cuda.max_memory_allocated() - before
+        exact = bool(torch.equal(y, expected))
+        state = {"x": y}
+
+        def again() -> None:
+            state["x"] = dl.transpose_(state["x"])
+
+        t = ms(again)
+        nbytes = 2 * x.numel() * x.element_size()
+        cfg = TR.tile_config(x.element_size())
+        block = min(cfg.block_m, cfg.block_n, TR.SQUARE_BLOCK, max(16, triton.next_power_of_2(plan.t)))
+        tiles = -(-plan.t // block)
+        words = TR._as_words(TR._memory(state["x"]), scaled=False)[0].reshape(-1)
+        t_blocks = ms(
+            lambda: TR._BLOCKS(
+                (plan.a * plan.b * (tiles * (tiles + 1) // 2),),
+                words,
+                plan.t,
+                plan.b,
+                shape[1],
+                1,
+                INDEX_64=False,
+                VEC=1,
+                BLOCK=block,
+                num_warps=cfg.num_warps,
+            )
+        )
+        record(group="rect", shape=list(shape), dtype=str(dtype), exact=exact, pct=nbytes / t / 1e6 / copy * 100, ms=t,
+               gcd=plan.t, starts=len(plan.starts), marked=plan.marked, plan_s=plan_s, extra_bytes=extra,
+               workspace=dl.transpose_.workspace_bytes(shape, dtype), blocks_ms=t_blocks)  # fmt: skip
+
+
+def main() -> None:
+    groups = sys.argv[1:] or ["hot", "transpose", "add", "square", "rect"]
+    copy = copy_gbs()
+    record(group="copy", gbs=copy, device=torch.cuda.get_device_name())
+    for g in groups:
+        if g == "hot":
+            hot()
+        else:
+            globals()[g](copy)
+
+
+if __name__ == "__main__":
+    main()
