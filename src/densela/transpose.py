@@ -205,7 +205,8 @@ def _chunk_plan(rows: int, cols: int) -> _ChunkPlan:
     t = math.gcd(rows, cols)
     a, b = rows // t, cols // t
     count = a * t * b
-    spacing = max(1, cdiv(rows * cols, WORKSPACE_ITEMS * (rows + cols)), cdiv(count, MAX_SEGMENTS))
+    # spacing >= 2: with spacing 1 Triton folds the walk's loop condition to a constant and fails to compile it
+    spacing = max(2, cdiv(rows * cols, WORKSPACE_ITEMS * (rows + cols)), cdiv(count, MAX_SEGMENTS))
     p = np.arange(count, dtype=np.int64)
     target = ((p % b) * t + (p // b) % t) * a + p // (t * b)
     moving = target != p
@@ -312,22 +313,23 @@ def launch_transpose_rectangular(a: torch.Tensor, rows: int, cols: int) -> None:
     cfg = tile_config(a.element_size())
     block = min(cfg.block_m, cfg.block_n, SQUARE_BLOCK, max(16, triton.next_power_of_2(plan.t)))
     tiles = cdiv(plan.t, block)
-    _BLOCKS((plan.a * plan.b * (tiles * (tiles + 1) // 2),),
-        words,
-        plan.t, plan.b,
-        cols, 1,
-        INDEX_64=needs_int64(words),
-        VEC=vec,
-        BLOCK=block,
-        num_warps=cfg.num_warps,
-    )  # fmt: skip
+    if plan.t > 1:  # 1 x 1 blocks are their own transposes
+        _BLOCKS((plan.a * plan.b * (tiles * (tiles + 1) // 2),),
+            words,
+            plan.t, plan.b,
+            cols, 1,
+            INDEX_64=needs_int64(words),
+            VEC=vec,
+            BLOCK=block,
+            num_warps=cfg.num_warps,
+        )  # fmt: skip
     if len(plan.starts) == 0:
         return
     starts = torch.from_numpy(plan.starts).to(a.device)
     chunk = plan.t * vec
     saved = torch.empty(max(plan.marked, 1) * chunk, dtype=words.dtype, device=a.device)
-    # Pieces of 1 KiB: a segment's walk waits on one load per step, so more, smaller programs move more bytes.
-    piece = 16 if INTERPRET else min(1024 // words.element_size(), triton.next_power_of_2(chunk))
+    # Pieces of up to 1024 words per program: 1 KiB pieces with 1-2 warps ran 30-40% slower (H100, 2026-11-22).
+    piece = 16 if INTERPRET else max(16, min(1024, triton.next_power_of_2(chunk)))
     for save, programs in ((True, plan.marked), (False, len(starts))):
         if programs:
             _CHUNKS((programs, cdiv(chunk, piece)),
@@ -338,5 +340,5 @@ def launch_transpose_rectangular(a: torch.Tensor, rows: int, cols: int) -> None:
                 chunk,
                 SAVE=save,
                 BLOCK=piece,
-                num_warps=1 if piece <= 128 else 2,
+                num_warps=4,
             )  # fmt: skip
