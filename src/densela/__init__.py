@@ -7,11 +7,28 @@ Example:
            [3., 3.]])
 """
 
-from densela._errors import LinAlgError
+from densela._errors import LinAlgError, LinAlgWarning, RefinementWarning
 from densela.add import add
 from densela.gemm import gemm, matmul
+from densela.lu import SolveInfo, lu_factor, lu_factor_ex, lu_solve, solve, solve_ex
 from densela.transpose import transpose, transpose_
 
 __version__ = "0.1.0"
 
-__all__ = ["LinAlgError", "__version__", "add", "gemm", "matmul", "transpose", "transpose_"]
+__all__ = [
+    "LinAlgError",
+    "LinAlgWarning",
+    "RefinementWarning",
+    "SolveInfo",
+    "__version__",
+    "add",
+    "gemm",
+    "lu_factor",
+    "lu_factor_ex",
+    "lu_solve",
+    "matmul",
+    "solve",
+    "solve_ex",
+    "transpose",
+    "transpose_",
+]

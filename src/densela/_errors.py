@@ -13,6 +13,15 @@ import torch
 LinAlgError = np.linalg.LinAlgError
 """Raised for a singular matrix in ``solve``; NumPy's own class (a ``ValueError``)."""
 
+
+class LinAlgWarning(RuntimeWarning):
+    """An exactly zero pivot in ``lu_factor`` (the factorization completes), as SciPy warns."""
+
+
+class RefinementWarning(LinAlgWarning):
+    """``solve(..., refine=...)`` did not converge in the lower precision and fell back to a full factorization."""
+
+
 FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 PRECISIONS = ("ieee", "tf32", "tf32x3")
 

@@ -170,3 +170,51 @@ chosen configurations (``tuning.clear_cache``)."""
 
 class _Slot(int):
     """A recorded launch argument that is the call's tensor number ``int(self)``."""
+
+
+class Graphs:
+    """CUDA graphs of whole launch sequences, by key: for operations whose host time exceeds their GPU time.
+
+    ``graphs.get(key, make, body)``: the first call of a key returns None and the caller runs eagerly (which
+    compiles every kernel the sequence needs; a graph capture must not compile). The second makes static
+    buffers with ``make()``, captures ``body(buffers)`` into a graph and returns ``(buffers, replay)``;
+    later calls return that pair at once. The caller copies its inputs into the buffers, calls ``replay()``
+    and copies the results out. At most ``limit`` graphs are kept, with their buffers; the least recently
+    used goes first.
+
+    Example:
+        >>> graphs = Graphs(limit=2)
+        >>> graphs.get(("op", 4), lambda: None, lambda buffers: None) is None  # first call: run eagerly
+        True
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.entries: dict[Any, tuple[Any, Any] | None] = {}
+
+    def get(self, key: Any, make: Any, body: Any) -> tuple[Any, Any] | None:
+        if key not in self.entries:
+            self.entries[key] = None
+            self._trim()
+            return None
+        entry = self.entries.pop(key)
+        if entry is None:
+            buffers = make()
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                body(buffers)
+            entry = (buffers, graph.replay)
+        self.entries[key] = entry
+        return entry
+
+    def clear(self) -> None:
+        self.entries.clear()
+
+    def _trim(self) -> None:
+        while len(self.entries) > self.limit:
+            del self.entries[next(iter(self.entries))]
+
+
+GRAPHS = Graphs(limit=4)
+"""The CUDA graphs of the operations that capture whole launch sequences (LU), keyed by operation and shape;
+cleared with the chosen configurations (``tuning.clear_cache``)."""

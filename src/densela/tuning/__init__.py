@@ -19,7 +19,7 @@ import torch
 
 from densela._arrays import INTERPRET
 from densela._env import cache_dir, gpu_slug
-from densela._launch import PLANS
+from densela._launch import GRAPHS, PLANS
 
 
 class GemmConfig(NamedTuple):
@@ -218,6 +218,7 @@ def clear_cache() -> None:
     `densela tune`, in tests)."""
     _CHOSEN.clear()
     PLANS.clear()
+    GRAPHS.clear()
     tuned.cache_clear()
 
 

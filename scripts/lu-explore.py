@@ -1,0 +1,186 @@
+"""LU on the GPU: correctness at sizes the interpreter cannot reach, then timings against torch's cuSOLVER
+and MAGMA paths, for block-width variants. Writes $OUT/lu-explore.jsonl and prints a table.
+
+Usage: python scripts/lu-explore.py [check] [time] [batched] [refine] [--sizes 1000,4096] [--blocks 128,32 256,32]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import time
+from functools import partial
+
+import torch
+from triton.testing import do_bench
+
+import densela as dl
+import densela.lu as lu_module
+
+DEV = "cuda"
+OUT = os.environ.get("OUT", ".")
+PANEL_ROWS = [32]
+
+
+def record(**row: object) -> None:
+    row["gpu"] = torch.cuda.get_device_name()
+    row["commit"] = os.environ.get("DENSELA_GIT_COMMIT", "")
+    with open(os.path.join(OUT, "lu-explore.jsonl"), "a") as f:
+        f.write(json.dumps(row) + "\n")
+
+
+def lu_ratio(a: torch.Tensor, lu: torch.Tensor, piv: torch.Tensor) -> float:
+    """LAPACK's ||P A - L U||_1 / (n ||A||_1 eps) in float64."""
+    m, n = a.shape
+    perm = torch.arange(m, device=a.device)
+    for i, p in enumerate(piv.tolist()):
+        perm[[i, p]] = perm[[p, i]]
+    a64, lu64 = a.double(), lu.double()
+    k = min(m, n)
+    lower = torch.tril(lu64[:, :k], -1) + torch.eye(m, k, dtype=torch.float64, device=a.device)
+    upper = torch.triu(lu64[:k, :])
+    diff = a64[perm] - lower @ upper
+    eps = torch.finfo(a.dtype).eps
+    norm = torch.linalg.matrix_norm(a64, 1)
+    return float(torch.linalg.matrix_norm(diff, 1) / (max(m, n) * norm * eps))
+
+
+def check(sizes: list[int]) -> None:
+    for n in sizes:
+        for dtype in (torch.float64, torch.float32):
+            a = torch.randn(n, n, dtype=dtype, device=DEV)
+            runs = [dl.lu_factor(a) for _ in range(3)]  # eager, then captured and replayed as a CUDA graph
+            lu, piv = runs[0]
+            replays_equal = all(torch.equal(lu, x) and torch.equal(piv, p) for x, p in runs[1:])
+            ref_piv = torch.linalg.lu_factor(a)[1]
+            same = bool(torch.equal(piv, (ref_piv - 1).to(torch.int32)))
+            ratio = lu_ratio(a, lu, piv)
+            b = torch.randn(n, 3, dtype=dtype, device=DEV)
+            x = dl.lu_solve((lu, piv), b)
+            xt = dl.lu_solve((lu, piv), b, trans=1)
+            eps = torch.finfo(dtype).eps
+            norm = float(torch.linalg.matrix_norm(a.double(), 1))
+            solve_ratio = max(
+                float((b.double() - a.double() @ x.double()).abs().sum(0).max())
+                / (norm * float(x.double().abs().sum(0).max()) * n * eps),
+                float((b.double() - a.double().T @ xt.double()).abs().sum(0).max())
+                / (norm * float(xt.double().abs().sum(0).max()) * n * eps),
+            )
+            print(f"check n={n} {dtype}: pivots equal cuSOLVER {same}, replays identical {replays_equal}, "
+                  f"lu ratio {ratio:.3g}, solve ratio {solve_ratio:.3g}")  # fmt: skip
+            record(kind="check", n=n, dtype=str(dtype), pivots_equal=same, replays_equal=replays_equal,
+                   lu_ratio=ratio, solve_ratio=solve_ratio)  # fmt: skip
+
+
+def bench(fn, budget: float = 2.0) -> tuple[float, float, float]:
+    fn()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    fn()
+    torch.cuda.synchronize()
+    once = time.perf_counter() - start
+    reps = max(3, min(50, int(budget / max(once, 1e-6))))
+    q = do_bench(fn, warmup=0, rep=max(1, int(once * reps * 1000)), quantiles=[0.5, 0.2, 0.8], return_mode="median")
+    return tuple(q)
+
+
+def vendor(name: str, a: torch.Tensor):
+    def run():
+        torch.backends.cuda.preferred_linalg_library(name)
+        return torch.linalg.lu_factor(a)
+
+    return run
+
+
+def timing(sizes: list[int], blocks: list[tuple[int, ...]]) -> None:
+    for n in sizes:
+        for dtype in (torch.float64, torch.float32):
+            a = torch.randn(n, n, dtype=dtype, device=DEV)
+            base = {}
+            for name in ("cusolver", "magma"):
+                if name == "magma" and n > 8192:
+                    continue
+                base[name] = bench(vendor(name, a))[0]
+            torch.backends.cuda.preferred_linalg_library("default")
+            for blk, rows in ((b, r) for b in blocks for r in PANEL_ROWS):
+                lu_module.BLOCKS, lu_module.PANEL_ROWS = blk, rows
+                ms = bench(partial(dl.lu_factor_ex, a))[0]
+                ratio = base["cusolver"] / ms
+                print(
+                    f"time n={n} {str(dtype)[6:]} blocks={blk} rows={rows}: densela {ms:.2f} ms, "
+                    f"cusolver {base['cusolver']:.2f} ({ratio:.2f}x), magma {base.get('magma', math.nan):.2f}"
+                )
+                vendors = {f"{k}_ms": v for k, v in base.items()}
+                record(kind="time", n=n, dtype=str(dtype), blocks=blk, panel_rows=rows, densela_ms=ms, **vendors)
+
+
+def batched() -> None:
+    for count in (1000, 10000):
+        for n in (8, 16, 32, 64, 128):
+            for dtype in (torch.float64, torch.float32):
+                a = torch.randn(count, n, n, dtype=dtype, device=DEV)
+                lu, piv, _ = dl.lu_factor_ex(a)
+                ref_lu, ref_piv = torch.linalg.lu_factor(a[:50])
+                same = bool(torch.equal(piv[:50], (ref_piv - 1).to(torch.int32)))
+                err = float((lu[:50] - ref_lu).abs().max())
+                base = {name: bench(vendor(name, a), 1.0)[0] for name in ("cusolver", "magma")}
+                torch.backends.cuda.preferred_linalg_library("default")
+                ms = bench(partial(dl.lu_factor_ex, a), 1.0)[0]
+                best = min(base.values())
+                print(f"batched {count} x {n} {str(dtype)[6:]}: densela {ms:.3f} ms, cusolver {base['cusolver']:.3f}, "
+                      f"magma {base['magma']:.3f} -> {best / ms:.2f}x; pivots {same}, diff {err:.2g}")  # fmt: skip
+                record(kind="batched", count=count, n=n, dtype=str(dtype), densela_ms=ms, pivots_equal=same,
+                       **{f"{k}_ms": v for k, v in base.items()})  # fmt: skip
+
+
+def refine(sizes: list[int]) -> None:
+    for n in sizes:
+        for cond in (1e2, 1e6):
+            g = torch.Generator(device=DEV).manual_seed(0)
+            u, _ = torch.linalg.qr(torch.randn(n, n, dtype=torch.float64, device=DEV, generator=g))
+            v, _ = torch.linalg.qr(torch.randn(n, n, dtype=torch.float64, device=DEV, generator=g))
+            s = torch.logspace(0, -math.log10(cond), n, dtype=torch.float64, device=DEV)
+            a = (u * s) @ v.T
+            b = torch.randn(n, 1, dtype=torch.float64, device=DEV, generator=g)
+
+            def cusolver(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+                torch.backends.cuda.preferred_linalg_library("cusolver")
+                lu, piv = torch.linalg.lu_factor(a)
+                return torch.linalg.lu_solve(lu, piv, b)
+
+            base = bench(partial(cusolver, a, b))[0]
+            torch.backends.cuda.preferred_linalg_library("default")
+            for mode in ("fp32", "tf32"):
+                _, info = dl.solve_ex(a, b, refine=mode)
+                ms = bench(partial(dl.solve, a, b, refine=mode))[0]
+                print(f"refine n={n} cond={cond:.0e} {mode}: densela {ms:.2f} ms, cusolver {base:.2f} "
+                      f"({base / ms:.2f}x); {info}")  # fmt: skip
+                record(kind="refine", n=n, cond=cond, mode=mode, densela_ms=ms, cusolver_ms=base,
+                       iterations=info.iterations, converged=info.converged, fell_back=info.fell_back,
+                       backward_error=info.backward_error)  # fmt: skip
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("what", nargs="*", default=["check", "time"])
+    p.add_argument("--sizes", default="1000,2048,4096")
+    p.add_argument("--blocks", nargs="*", default=["128,32"])
+    p.add_argument("--panel-rows", default="32")
+    args = p.parse_args()
+    PANEL_ROWS[:] = [int(r) for r in args.panel_rows.split(",")]
+    sizes = [int(s) for s in args.sizes.split(",")]
+    blocks = [tuple(int(x) for x in b.split(",")) for b in args.blocks]
+    if "check" in args.what:
+        check(sizes)
+    if "time" in args.what:
+        timing(sizes, blocks)
+    if "batched" in args.what:
+        batched()
+    if "refine" in args.what:
+        refine(sizes)
+
+
+if __name__ == "__main__":
+    main()

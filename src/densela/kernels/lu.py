@@ -1,0 +1,156 @@
+"""Kernels of the LU family: the pivoted panel factorization, row interchanges, small triangular solves."""
+
+from __future__ import annotations
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _first_max(value_a, index_a, part_a, value_b, index_b, part_b):
+    """Combines (magnitude, row, program) candidates: the larger magnitude, on a tie the smaller row."""
+    take_a = (value_a > value_b) | ((value_a == value_b) & (index_a < index_b))
+    return tl.where(take_a, value_a, value_b), tl.where(take_a, index_a, index_b), tl.where(take_a, part_a, part_b)
+
+
+@triton.jit
+def lu_panel_kernel(
+    a_ptr, piv_ptr, info_ptr,
+    rows_ptr, best_ptr, at_ptr, sync_ptr,
+    M, N, row_base,
+    stride_ab, stride_am, stride_an,
+    stride_pb, stride_ib, stride_rb,
+    ROWS: tl.constexpr, NB: tl.constexpr, PARTS: tl.constexpr, GRID_SYNC: tl.constexpr,
+):  # fmt: skip
+    """Factors the M x N panel at ``a_ptr`` (N <= NB) in place, P A = L U with partial pivoting, column by column.
+
+    Program (p, b) holds rows [p * ROWS, (p + 1) * ROWS) of matrix b of a batch in registers for the whole
+    factorization; in column-major storage each thread holds whole rows, so a column is read without
+    talking to other threads. Rows never move in registers: each carries its current position, and the
+    interchanges only swap positions; the rows are stored at their final positions at the end. For each
+    column j the pivot is the row of largest |a[., j]| among positions >= j, the first (lowest position)
+    on a tie, as LAPACK's idamax (NaN counts as infinite so that it surfaces). ``piv[j]`` gets
+    ``row_base`` + that position; ``info`` (when zero on entry) the 1-based ``row_base + j + 1`` of the
+    first exactly zero pivot, whose column is left unscaled, as LAPACK does.
+
+    The pivot row reaches every thread through ``rows`` (global scratch, two slots of NB per program,
+    alternating by column; ``stride_rb`` per batch matrix). With GRID_SYNC several programs (at most one
+    per SM, so that all are resident) share one matrix: each publishes its best candidate (row values in
+    ``rows``, magnitude in ``best``, position in ``at``), counts itself in ``sync[j]`` (zero on entry) and
+    waits for all the others, then all pick the same winner. ``PARTS``: a power of two >= the programs.
+    """
+    pid = tl.program_id(0)
+    mat = tl.program_id(1).to(tl.int64)
+    a_ptr += mat * stride_ab
+    piv_ptr += mat * stride_pb
+    info_ptr += mat * stride_ib
+    rows_ptr += mat * stride_rb
+    r = pid * ROWS + tl.arange(0, ROWS)
+    c = tl.arange(0, NB)
+    inside = (r[:, None] < M) & (c[None, :] < N)
+    blk = tl.load(a_ptr + r[:, None].to(tl.int64) * stride_am + c[None, :] * stride_an, mask=inside, other=0.0)
+    pos = r
+    first_zero = row_base * 0
+    for j in range(0, tl.minimum(M, N)):
+        col = tl.sum(tl.where(c[None, :] == j, blk, 0.0), axis=1)
+        mag = tl.abs(col)
+        mag = tl.where(mag != mag, float("inf"), mag)
+        mag = tl.where((pos >= j) & (r < M), mag, -1.0)
+        best, at, _ = tl.reduce((mag, pos, pos), 0, _first_max)
+        slot = (j % 2) * PARTS + pid if GRID_SYNC else j % 2
+        tl.store(rows_ptr + slot * NB + c[None, :] + 0 * r[:, None], blk, mask=(pos[:, None] == at) & (c[None, :] < NB))
+        if GRID_SYNC:
+            programs = tl.num_programs(0)
+            tl.store(best_ptr + slot, best)
+            tl.store(at_ptr + slot, at)
+            tl.debug_barrier()
+            tl.atomic_add(sync_ptr + j, 1, sem="release")
+            arrived = tl.atomic_add(sync_ptr + j, 0, sem="acquire")
+            while arrived < programs:
+                arrived = tl.atomic_add(sync_ptr + j, 0, sem="acquire")
+            tl.debug_barrier()
+            parts = tl.arange(0, PARTS)
+            base = (j % 2) * PARTS
+            bests = tl.load(best_ptr + base + parts, mask=parts < programs, other=-1.0, cache_modifier=".cg")
+            ats = tl.load(at_ptr + base + parts, mask=parts < programs, other=M, cache_modifier=".cg")
+            best, at, win = tl.reduce((bests, ats, parts), 0, _first_max)
+            prow = tl.load(rows_ptr + (base + win) * NB + c, cache_modifier=".cg")
+        else:
+            tl.debug_barrier()
+            prow = tl.load(rows_ptr + slot * NB + c)
+        pivot = tl.sum(tl.where(c == j, prow, 0.0), axis=0)
+        tl.store(piv_ptr + j, row_base + at, mask=pid == 0)
+        first_zero = tl.where((first_zero == 0) & (pivot == 0), row_base + j + 1, first_zero)
+        # the row at position j takes the pivot row's old position; below the diagonal, scale and update
+        pos = tl.where(pos == at, j, tl.where(pos == j, at, pos))
+        below = (pos > j) & (r < M)
+        lower = col / tl.where(pivot == 0, 1.0, pivot)
+        updated = tl.where(c[None, :] == j, lower[:, None], blk - lower[:, None] * prow[None, :])
+        blk = tl.where(below[:, None] & (c[None, :] >= j), updated, blk)
+    tl.store(a_ptr + pos[:, None].to(tl.int64) * stride_am + c[None, :] * stride_an, blk, mask=inside)
+    old = tl.load(info_ptr)
+    tl.store(info_ptr, tl.where(old == 0, first_zero, old), mask=pid == 0)
+
+
+@triton.jit
+def swap_rows_kernel(
+    a_ptr, piv_ptr,
+    first, count, N, skip_lo, skip_hi,
+    stride_ab, stride_am, stride_an, stride_pb,
+    REVERSE: tl.constexpr, BLOCK: tl.constexpr,
+):  # fmt: skip
+    """Applies the interchanges row i <-> row piv[i], i = first .. first + count - 1 in order (REVERSE: in
+    reverse order, which undoes them), to columns [0, N) of matrix ``program_id(1)`` except [skip_lo, skip_hi).
+
+    Each program owns BLOCK columns and walks the interchanges one after the other (LAPACK's laswp).
+    """
+    cols = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mat = tl.program_id(1).to(tl.int64)
+    mask = (cols < N) & ((cols < skip_lo) | (cols >= skip_hi))
+    base = a_ptr + mat * stride_ab + cols * stride_an
+    piv_ptr += mat * stride_pb
+    for step in range(0, count):
+        i = first + count - 1 - step if REVERSE else first + step
+        p = tl.load(piv_ptr + i)
+        x = tl.load(base + i.to(tl.int64) * stride_am, mask=mask)
+        y = tl.load(base + p.to(tl.int64) * stride_am, mask=mask)
+        tl.store(base + i.to(tl.int64) * stride_am, y, mask=mask)
+        tl.store(base + p.to(tl.int64) * stride_am, x, mask=mask)
+
+
+@triton.jit
+def triangular_solve_kernel(
+    t_ptr, b_ptr,
+    N, K,
+    stride_tb, stride_tm, stride_tn,
+    stride_bb, stride_bm, stride_bn,
+    LOWER: tl.constexpr, UNIT: tl.constexpr, NB: tl.constexpr, BLOCK_K: tl.constexpr,
+):  # fmt: skip
+    """Overwrites the N x K matrix B with T^-1 B for the triangle T (N <= NB; lower or upper, unit diagonal or not).
+
+    Program (q, b) solves columns [q * BLOCK_K, (q + 1) * BLOCK_K) of matrix b of a batch, holding them in
+    registers (for row-major B each thread holds whole columns, so no step talks to other threads): one
+    substitution step per row, with T's next column loaded during the current step. Entries of T outside
+    the triangle (and its diagonal when UNIT) are loaded but never used, so T may be the packed LU factors.
+    """
+    mat = tl.program_id(1).to(tl.int64)
+    t_ptr += mat * stride_tb
+    b_ptr += mat * stride_bb
+    r = tl.arange(0, NB)
+    k = tl.program_id(0) * BLOCK_K + tl.arange(0, BLOCK_K)
+    ptrs = b_ptr + r[:, None] * stride_bm + k[None, :].to(tl.int64) * stride_bn
+    inside = (r[:, None] < N) & (k[None, :] < K)
+    x = tl.load(ptrs, mask=inside, other=0.0)
+    column = tl.load(t_ptr + r * stride_tm + (0 if LOWER else N - 1) * stride_tn, mask=r < N, other=0.0)
+    for step in range(0, N):
+        i = step if LOWER else N - 1 - step
+        # the next step's column is loaded before this step's arithmetic, so that its latency overlaps it
+        following = i + 1 if LOWER else i - 1
+        upcoming = tl.load(t_ptr + r * stride_tm + following * stride_tn, mask=(step + 1 < N) & (r < N), other=0.0)
+        xi = tl.sum(tl.where(r[:, None] == i, x, 0.0), axis=0)
+        if not UNIT:
+            xi = xi / tl.sum(tl.where(r == i, column, 0.0), axis=0)
+        rest = ((r > i) & (r < N)) if LOWER else (r < i)
+        x = tl.where(r[:, None] == i, xi[None, :], tl.where(rest[:, None], x - column[:, None] * xi[None, :], x))
+        column = upcoming
+    tl.store(ptrs, x, mask=inside)

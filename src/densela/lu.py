@@ -1,0 +1,650 @@
+"""LU with partial pivoting and the solves built on it: ``lu_factor``, ``lu_factor_ex``, ``lu_solve``, ``solve``.
+
+The factorization is LAPACK's right-looking blocked algorithm, recursive over block widths: a block of
+columns is factored (by the same routine with a narrower width, or at the narrowest by the panel kernel,
+which keeps the panel in registers and picks each pivot with a reduction across programs), its row
+interchanges are applied to the other columns, the block row right of it is solved with the unit lower
+triangle, and the trailing matrix takes the update ``A22 -= L21 @ U12`` through densela's GEMM.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from densela import _errors
+from densela._arrays import INTERPRET, Call, _wrap, prepare
+from densela._launch import GRAPHS, Graphs, Launcher, cdiv
+from densela.gemm import launch_gemm
+from densela.kernels.lu import lu_panel_kernel, swap_rows_kernel, triangular_solve_kernel
+from densela.tuning import multiprocessors
+
+_PANEL = Launcher(lu_panel_kernel)
+_SWAP = Launcher(swap_rows_kernel)
+_SOLVE = Launcher(triangular_solve_kernel)
+
+LU_DTYPES = (torch.float32, torch.float64)
+REFINE_MODES = {"fp32": "ieee", "tf32": "tf32", "bf16": "bf16"}
+"""Refinement modes of ``solve``: the arithmetic of its float32 factorization's block updates (FP32 FMA, TF32
+tensor cores, or BF16 tensor cores on operands rounded to bfloat16, with float32 accumulation)."""
+
+BLOCKS = (128, 32)
+"""Column-block widths of the recursive blocked factorization, widest first; the last is the panel kernel's."""
+INTERPRET_BLOCKS = (16, 8)
+"""The same under Triton's interpreter, narrow so that small test matrices take every path."""
+SOLVE_BLOCK = 32
+"""Rows of the diagonal blocks that the triangular-solve kernel takes; GEMM updates the rest."""
+ONE_PROGRAM_ELEMENTS = 8192
+"""A panel of at most this many register elements is factored by one program; larger panels spread their rows
+over up to one program per SM, which agree on each pivot through global memory."""
+PANEL_ROWS = 32
+"""Fewest rows per program when a panel is spread over several."""
+BATCHED_BYTES = 16384
+"""Batched matrices whose padded size is at most this many bytes are factored whole by one program each (H100,
+2026-11-22: 64 x 64 float32 at 1.35x torch's faster batched path, while 64 x 64 float64 held whole was 0.67x
+and 128 x 128 float64 spilled registers, 0.03x); larger ones go through the blocked algorithm, the whole
+batch per launch while a column panel of each fits one program, else one matrix after another."""
+
+
+@dataclass(frozen=True)
+class SolveInfo:
+    """What ``solve_ex`` did: the refinement mode, its steps, whether it converged or fell back.
+
+    ``iterations``: refinement steps (residuals computed in float64), 0 without ``refine``.
+    ``backward_error``: the final ``||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf)``.
+    """
+
+    refine: str | None
+    iterations: int
+    converged: bool
+    fell_back: bool
+    backward_error: float
+
+
+def lu_factor(a: Any, /, *, overwrite_a: bool = False, check_finite: bool = True) -> tuple[Any, Any]:
+    """LU factorization with partial pivoting, ``P A = L U``, in SciPy's packed form.
+
+    Returns ``(lu, piv)``: ``lu`` holds U and the unit lower L below the diagonal; ``piv`` (int32, 0-based,
+    length min(m, n)) says row i was interchanged with row ``piv[i]``. A 3-D ``a`` factors each matrix. An
+    exactly zero pivot gives a ``LinAlgWarning`` naming it, and the factorization completes.
+
+    Example:
+        >>> import numpy as np, densela as dl
+        >>> lu, piv = dl.lu_factor(np.array([[1.0, 2.0], [4.0, 3.0]]))
+        >>> lu, piv
+        (array([[4.  , 3.  ],
+               [0.25, 1.25]]), array([1, 1], dtype=int32))
+    """
+    call, lu, piv, info = _factor_call("lu_factor", a, overwrite_a, check_finite)
+    zero = _first_singular(info)
+    if zero is not None:
+        where = f" (matrix {zero[0]})" if lu.ndim == 3 else ""
+        warnings.warn(
+            f"Diagonal number {zero[1]} is exactly zero{where}. Singular matrix.", _errors.LinAlgWarning, stacklevel=2
+        )
+    return _give(call, lu), _give(call, piv)
+
+
+def lu_factor_ex(a: Any, /, *, overwrite_a: bool = False) -> tuple[Any, Any, Any]:
+    """``lu_factor`` without checks or host synchronization: ``(lu, piv, info)``.
+
+    ``info`` (int32 on the device; one per matrix for a 3-D ``a``) is 0, or the 1-based index of the first
+    exactly zero pivot, as LAPACK reports it.
+
+    Example:
+        >>> import numpy as np, densela as dl
+        >>> lu, piv, info = dl.lu_factor_ex(np.array([[0.0, 1.0], [0.0, 2.0]]))
+        >>> int(info)
+        1
+    """
+    call, lu, piv, info = _factor_call("lu_factor_ex", a, overwrite_a, False)
+    return _give(call, lu), _give(call, piv), _give(call, info[0] if lu.ndim == 2 else info)
+
+
+def lu_solve(
+    lu_and_piv: tuple[Any, Any], b: Any, /, *, trans: int = 0, overwrite_b: bool = False, check_finite: bool = True
+) -> Any:
+    """Solves ``A x = b`` (``trans=0``) or ``A^T x = b`` (``trans=1``) from ``lu_factor``'s ``(lu, piv)``.
+
+    ``b``: (n,) or (n, k) for one matrix; (batch, n) or (batch, n, k) for a batch.
+
+    Example:
+        >>> import numpy as np, densela as dl
+        >>> a = np.array([[1.0, 2.0], [4.0, 3.0]])
+        >>> dl.lu_solve(dl.lu_factor(a), np.array([5.0, 10.0]))
+        array([1., 2.])
+    """
+    op = "lu_solve"
+    if not isinstance(lu_and_piv, tuple) or len(lu_and_piv) != 2:
+        raise TypeError(f"{op}: lu_and_piv must be the (lu, piv) pair that lu_factor returns")
+    if trans not in (0, 1):
+        raise ValueError(f"{op}: trans must be 0 (A x = b) or 1 (A^T x = b), got {trans!r}")
+    call = prepare(op, {"lu": lu_and_piv[0], "piv": lu_and_piv[1], "b": b})
+    lu, piv, tb = (call.tensors[n] for n in ("lu", "piv", "b"))
+    _check_dtype(op, {"lu": lu, "b": tb})
+    _errors.check_ndim(op, "lu", lu, (2, 3))
+    n = lu.shape[-1]
+    if lu.shape[-2] != n:
+        raise ValueError(f"{op}: lu must be square, got shape {tuple(lu.shape)}")
+    if piv.dtype.is_floating_point or piv.is_complex() or tuple(piv.shape) != (*lu.shape[:-2], n):
+        raise ValueError(f"{op}: piv must hold {n} integers per matrix, got {piv.dtype} of shape {tuple(piv.shape)}")
+    if tb.ndim not in (lu.ndim - 1, lu.ndim) or tb.shape[: lu.ndim - 1] != (*lu.shape[:-2], n):
+        raise ValueError(f"{op}: b of shape {tuple(tb.shape)} does not fit lu of shape {tuple(lu.shape)}")
+    if check_finite:
+        _check_finite(op, lu=lu, b=tb)
+    x = _rhs_copy(call, tb, lu.ndim)
+    if x.numel():
+        run_lu, run_piv = call.on_run_device(lu), call.on_run_device(piv).to(torch.int32)
+        with call.guard():
+            _solve_factored(call, _batched(run_lu), _batched(run_piv), x, trans)
+    return _give(call, x.reshape(tb.shape))
+
+
+def solve(a: Any, b: Any, /, *, refine: str | None = None) -> Any:
+    """Solves ``A x = b`` for square ``a``; raises ``LinAlgError`` when ``a`` is singular.
+
+    ``refine`` (float64 ``a`` only): ``"fp32"``, ``"tf32"`` or ``"bf16"`` factors in float32 (its block
+    updates on FP32 units, TF32 or BF16 tensor cores), then refines in float64 (GMRES preconditioned by
+    the factors) to float64 accuracy; if that fails it falls back to a float64 factorization with a
+    ``RefinementWarning`` (``solve_ex`` reports it).
+
+    Example:
+        >>> import numpy as np, densela as dl
+        >>> dl.solve(np.array([[3.0, 1.0], [1.0, 2.0]]), np.array([9.0, 8.0]), refine="fp32")
+        array([2., 3.])
+    """
+    return _solve("solve", a, b, refine, report=False)[0]
+
+
+def solve_ex(a: Any, b: Any, /, *, refine: str | None = None) -> tuple[Any, SolveInfo]:
+    """``solve``, also returning a ``SolveInfo`` on the refinement (steps, convergence, fallback, error).
+
+    Example:
+        >>> import numpy as np, densela as dl
+        >>> x, info = dl.solve_ex(np.array([[3.0, 1.0], [1.0, 2.0]]), np.array([9.0, 8.0]), refine="fp32")
+        >>> info.converged, info.fell_back
+        (True, False)
+    """
+    return _solve("solve_ex", a, b, refine, report=True)
+
+
+# --- checks and array handling -----------------------------------------------------------------------
+
+
+def _check_dtype(op: str, named: dict[str, torch.Tensor]) -> torch.dtype:
+    return _errors.check_same_dtype(op, named, LU_DTYPES)
+
+
+def _check_finite(op: str, **named: torch.Tensor) -> None:
+    for name, t in named.items():
+        if t.numel() and not bool(torch.isfinite(t).all()):
+            raise ValueError(f"{op}: {name} must not contain infs or NaNs (pass check_finite=False to skip this check)")
+
+
+def _give(call: Call, t: torch.Tensor) -> Any:
+    """``t`` where the caller's data lives, as the caller's array type."""
+    return _wrap(call.first, t if t.device == call.device else t.to(call.device))
+
+
+def _batched(t: torch.Tensor) -> torch.Tensor:
+    """A 3-D view (batch of one for a single matrix), or 2-D for pivots of one matrix."""
+    return t if t.ndim == 3 or (t.ndim == 2 and not t.dtype.is_floating_point) else t.unsqueeze(0)
+
+
+def _rhs_copy(call: Call, b: torch.Tensor, lu_ndim: int) -> torch.Tensor:
+    """A contiguous (batch, n, k) copy of ``b`` on the run device, which the solve overwrites."""
+    shape = b.shape if b.ndim == lu_ndim else (*b.shape, 1)
+    x = torch.empty(shape, dtype=b.dtype, device=call.run_device)
+    x.copy_(b.reshape(shape))
+    return x if x.ndim == 3 else x.unsqueeze(0)
+
+
+def _first_singular(info: torch.Tensor) -> tuple[int, int] | None:
+    """(matrix, 1-based pivot) of the first matrix with an exactly zero pivot, or None (synchronizes)."""
+    hits = torch.nonzero(info).flatten()
+    if not hits.numel():
+        return None
+    first = int(hits[0])
+    return first, int(info[first])
+
+
+# --- factorization --------------------------------------------------------------------------------------
+
+
+def _factor_call(
+    op: str, a: Any, overwrite_a: bool, check_finite: bool
+) -> tuple[Call, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Checks ``a`` and factors it on the run device: (call, lu, piv, info), lu shaped like ``a``."""
+    call = prepare(op, {"a": a})
+    ta = call.tensors["a"]
+    _check_dtype(op, {"a": ta})
+    _errors.check_ndim(op, "a", ta, (2, 3))
+    if check_finite:
+        _check_finite(op, a=ta)
+    in_place = (
+        overwrite_a and isinstance(call.first, torch.Tensor) and ta.device == call.run_device and ta.mT.is_contiguous()
+    )
+    lu, piv, info = factor(call, _batched(ta), in_place=in_place)
+    return call, lu.reshape(ta.shape), piv if ta.ndim == 3 else piv[0], info
+
+
+def column_major(t: torch.Tensor, device: torch.device) -> torch.Tensor:
+    """A copy of ``t`` on ``device`` with each matrix column-major (LAPACK's order, which the kernels want)."""
+    work = torch.empty((*t.shape[:-2], t.shape[-1], t.shape[-2]), dtype=t.dtype, device=device).mT
+    return work.copy_(t)
+
+
+def factor(
+    call: Call, src: torch.Tensor, precision: str = "ieee", *, in_place: bool = False
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Factors the (batch, m, n) ``src``: (lu, piv (batch, min(m, n)), info (batch,)) on the run device.
+
+    ``in_place``: ``src`` (column-major matrices on the run device) becomes ``lu``. Otherwise ``lu`` is a
+    new column-major array; on a GPU the launches of a shape seen before replay as one CUDA graph (the
+    Python between a factorization's hundreds of launches costs more than their GPU time below n ~ 8192).
+    """
+    batch, m, n = src.shape
+    one_launch = batch > 1 and _whole(src)
+    if in_place or one_launch or call.backend == "torch" or call.run_device.type != "cuda" or min(m, n) == 0:
+        return _factor_eager(call, src if in_place else column_major(src, call.run_device), precision)
+    key = ("lu_factor", src.shape, src.dtype, call.run_device, precision, _blocks(), BATCHED_BYTES, PANEL_ROWS)
+
+    def make() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        work = torch.empty((batch, n, m), dtype=src.dtype, device=call.run_device).mT
+        piv = torch.empty((batch, min(m, n)), dtype=torch.int32, device=call.run_device)
+        return work, piv, torch.empty(batch, dtype=torch.int32, device=call.run_device)
+
+    def body(buffers: tuple[torch.Tensor, torch.Tensor, torch.Tensor]) -> None:
+        buffers[2].zero_()
+        _run_factor(*buffers, precision)
+
+    with call.guard():
+        entry = GRAPHS.get(key, make, body)
+    if entry is None:
+        return _factor_eager(call, column_major(src, call.run_device), precision)
+    (work, piv, info), replay = entry
+    work.copy_(src)
+    with call.guard():
+        replay()
+    return work.clone(), piv.clone(), info.clone()
+
+
+def _factor_eager(call: Call, a: torch.Tensor, precision: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Factors the column-major (batch, m, n) ``a`` in place, launch by launch."""
+    batch, m, n = a.shape
+    if call.backend == "torch":
+        lu, piv, info = torch.linalg.lu_factor_ex(a)
+        a.copy_(lu)
+        return a, (piv - 1).to(torch.int32), info.to(torch.int32)
+    piv = torch.zeros((batch, min(m, n)), dtype=torch.int32, device=a.device)
+    info = torch.zeros((batch,), dtype=torch.int32, device=a.device)
+    if min(m, n):
+        with call.guard():
+            _run_factor(a, piv, info, precision)
+    return a, piv, info
+
+
+def _whole(a: torch.Tensor) -> bool:
+    """Whether each matrix of the batch ``a`` is factored whole by one program (one launch for the batch)."""
+    return _pow2(a.shape[-2]) * _pow2(a.shape[-1]) * a.element_size() <= BATCHED_BYTES
+
+
+def _run_factor(a: torch.Tensor, piv: torch.Tensor, info: torch.Tensor, precision: str) -> None:
+    """The launches that factor the column-major (batch, m, n) ``a`` (info zero on entry)."""
+    batch, m, n = a.shape
+    if batch > 1 and _whole(a):
+        _launch_panel(a, piv, info, 0, n, None)
+    elif batch > 1 and _pow2(m) * _blocks()[-1] <= ONE_PROGRAM_ELEMENTS:
+        _factor_columns(_Work(a, piv, info, precision), 0, n, _blocks())
+    else:
+        for i in range(batch):
+            _factor_columns(_Work(a[i : i + 1], piv[i : i + 1], info[i : i + 1], precision), 0, n, _blocks())
+
+
+@dataclass
+class _Work:
+    """One matrix being factored (views of batch size 1), and the panel kernel's exchange buffers."""
+
+    a: torch.Tensor
+    piv: torch.Tensor
+    info: torch.Tensor
+    precision: str
+    counters: torch.Tensor | None = None
+    """The panel kernel's arrival counters, one per column, zero until that column is factored."""
+
+
+def _blocks() -> tuple[int, ...]:
+    return INTERPRET_BLOCKS if INTERPRET else BLOCKS
+
+
+def _factor_columns(work: _Work, col0: int, width: int, blocks: tuple[int, ...]) -> None:
+    """Factors columns [col0, col0 + width) of ``work.a`` from row col0 down, blocks of ``blocks[0]`` columns.
+
+    The interchanges reach the other columns of [col0, col0 + width) here; the caller applies them outside.
+    """
+    a = work.a
+    m = a.shape[1]
+    end = col0 + width
+    for k in range(col0, min(m, end), blocks[0]):
+        w = min(blocks[0], min(m, end) - k)
+        if len(blocks) == 1:
+            _launch_panel(a[:, k:, k : k + w], work.piv[:, k:], work.info, k, w, work)
+        else:
+            _factor_columns(work, k, w, blocks[1:])
+        _launch_swaps(a[:, :, col0:end], work.piv, k, w, k - col0, k + w - col0)
+        if k + w < end:
+            u12 = a[:, k : k + w, k + w : end]
+            _solve_block_row(a[:, k : k + w, k : k + w], u12, work.precision)
+            if k + w < m:
+                _update(a[:, k + w :, k : k + w], u12, a[:, k + w :, k + w : end], work.precision)
+
+
+def _pow2(x: int) -> int:
+    return 1 << max(0, x - 1).bit_length()
+
+
+def _launch_panel(
+    panel: torch.Tensor, piv: torch.Tensor, info: torch.Tensor, row_base: int, width: int, work: _Work | None
+) -> None:
+    """The panel kernel on the (batch, rows, width) column-major ``panel``: one program per matrix, or for a
+    single tall panel its rows over up to one program per SM, which exchange pivot candidates."""
+    batch, rows = panel.shape[:2]
+    nb = max(2, _pow2(width))
+    rows_per = max(2, _pow2(rows))
+    programs = 1
+    sync = work is not None and batch == 1 and rows_per * nb > ONE_PROGRAM_ELEMENTS
+    if sync and not INTERPRET:
+        rows_per = max(PANEL_ROWS, _pow2(cdiv(rows, multiprocessors(panel.device.index))))
+        programs = cdiv(rows, rows_per)
+    parts = max(2, _pow2(programs))
+    scratch = torch.empty((batch, 2 * parts, nb), dtype=panel.dtype, device=panel.device)
+    best = scratch
+    at = counters = piv
+    if sync:
+        assert work is not None
+        if work.counters is None:
+            work.counters = torch.zeros(min(work.a.shape[1:]), dtype=torch.int32, device=panel.device)
+        best = torch.empty(2 * parts, dtype=panel.dtype, device=panel.device)
+        at = torch.empty(2 * parts, dtype=torch.int32, device=panel.device)
+        counters = work.counters[row_base:]
+    _PANEL((programs, batch),
+        panel, piv, info,
+        scratch, best, at, counters,
+        rows, width, row_base,
+        *panel.stride(),
+        piv.stride(0), info.stride(0), scratch.stride(0),
+        ROWS=rows_per, NB=nb, PARTS=parts, GRID_SYNC=sync,
+        num_warps=max(1, min(8, rows_per // 32)),
+    )  # fmt: skip
+
+
+def _launch_swaps(
+    a: torch.Tensor, piv: torch.Tensor, first: int, count: int, skip_lo: int, skip_hi: int, reverse: bool = False
+) -> None:
+    """Interchanges rows i and piv[i] for i in [first, first + count) (reverse: undone, last first) in the
+    columns of the (batch, m, n) ``a`` outside [skip_lo, skip_hi)."""
+    batch, _, n = a.shape
+    if count == 0 or n - (skip_hi - skip_lo) <= 0:
+        return
+    block = min(256, max(16, _pow2(n)))
+    _SWAP((cdiv(n, block), batch),
+        a, piv,
+        first, count, n, skip_lo, skip_hi,
+        *a.stride(), piv.stride(0),
+        REVERSE=reverse, BLOCK=block,
+        num_warps=4,
+    )  # fmt: skip
+
+
+def _update(l21: torch.Tensor, u12: torch.Tensor, a22: torch.Tensor, precision: str) -> None:
+    """``a22 -= l21 @ u12`` through densela's GEMM."""
+    _product(l21, u12, a22, 1.0, precision)
+
+
+def _product(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor, beta: float, precision: str) -> None:
+    """``out = beta * out - x @ y`` (beta 1, an update) or ``out = x @ y`` (beta 0, out not read) on
+    (batch, ., .) views: a batch of one as 2-D (which takes the TMA kernel), a column-major ``out`` through
+    the transposed views ``out.T = y.T @ x.T``, which are row-major."""
+    if out.shape[0] == 1:
+        x, y, out = x[0], y[0], out[0]
+    if out.stride(-2) == 1 and out.stride(-1) != 1:
+        x, y, out = y.mT, x.mT, out.mT
+    if precision == "bf16":
+        x, y = x.to(torch.bfloat16), y.to(torch.bfloat16)
+    precision = precision if x.dtype == torch.float32 else "ieee"
+    launch_gemm(x, y, out if beta else None, out, -1.0 if beta else 1.0, beta, precision)
+
+
+def _solve_block_row(l11: torch.Tensor, u12: torch.Tensor, precision: str) -> None:
+    """``u12 <- L11^-1 u12`` for the unit lower triangle of ``l11``: the inverse (solved from an identity,
+    row-major so that each thread of the solve kernel owns a column), then one GEMM from a copy of ``u12``."""
+    batch, w, rest = u12.shape
+    inverse = torch.eye(w, dtype=u12.dtype, device=u12.device).expand(batch, w, w).contiguous()
+    _triangular_solve(l11, inverse, lower=True, unit=True, precision=precision)
+    copy = torch.empty((batch, w, rest), dtype=u12.dtype, device=u12.device)
+    copy.copy_(u12)
+    _product(inverse, copy, u12, 0.0, precision)
+
+
+def _triangular_solve(t: torch.Tensor, b: torch.Tensor, *, lower: bool, unit: bool, precision: str) -> None:
+    """Overwrites the (batch, n, k) ``b`` with T^-1 b for the triangle of the (batch, n, n) ``t``: the kernel
+    solves diagonal blocks of SOLVE_BLOCK rows, GEMM carries each solved block into the rows still to come."""
+    n = t.shape[-1]
+    starts = range(0, n, SOLVE_BLOCK)
+    for s in starts if lower else reversed(starts):
+        e = min(s + SOLVE_BLOCK, n)
+        _launch_block_solve(t[:, s:e, s:e], b[:, s:e], lower, unit)
+        if lower and e < n:
+            _update(t[:, e:, s:e], b[:, s:e], b[:, e:], precision)
+        elif not lower and s > 0:
+            _update(t[:, :s, s:e], b[:, s:e], b[:, :s], precision)
+
+
+def _launch_block_solve(t: torch.Tensor, b: torch.Tensor, lower: bool, unit: bool) -> None:
+    """The triangular-solve kernel; fastest for row-major ``b``, where each thread holds whole columns."""
+    batch, n, k = b.shape
+    block_k = min(64, max(32, _pow2(k)))
+    _SOLVE((cdiv(k, block_k), batch),
+        t, b,
+        n, k,
+        *t.stride(), *b.stride(),
+        LOWER=lower, UNIT=unit, NB=max(2, _pow2(n)), BLOCK_K=block_k,
+        num_warps=block_k // 32,
+    )  # fmt: skip
+
+
+def _solve_factored(call: Call, lu: torch.Tensor, piv: torch.Tensor, x: torch.Tensor, trans: int) -> None:
+    """Overwrites the (batch, n, k) ``x`` with A^-1 x (trans=0) or A^-T x from packed factors on the run device."""
+    if call.backend == "torch":
+        x.copy_(torch.linalg.lu_solve(lu, (piv + 1).to(torch.int32), x, adjoint=bool(trans)))
+        return
+    n = lu.shape[-1]
+    if trans == 0:
+        _launch_swaps(x, piv, 0, n, 0, 0)
+        _triangular_solve(lu, x, lower=True, unit=True, precision="ieee")
+        _triangular_solve(lu, x, lower=False, unit=False, precision="ieee")
+    else:
+        lu_t = lu.mT
+        _triangular_solve(lu_t, x, lower=True, unit=False, precision="ieee")
+        _triangular_solve(lu_t, x, lower=False, unit=True, precision="ieee")
+        _launch_swaps(x, piv, 0, n, 0, 0, reverse=True)
+
+
+# --- solve and refinement ---------------------------------------------------------------------------------
+
+MAX_REFINEMENTS = 12
+"""Outer refinement steps (float64 residuals) before ``solve`` falls back to a float64 factorization."""
+KRYLOV = 40
+"""GMRES iterations per refinement step at most."""
+
+
+def _solve(op: str, a: Any, b: Any, refine: str | None, report: bool) -> tuple[Any, SolveInfo]:
+    if refine is not None and refine not in REFINE_MODES:
+        raise ValueError(f"{op}: refine must be None or one of {', '.join(map(repr, REFINE_MODES))}, got {refine!r}")
+    call = prepare(op, {"a": a, "b": b})
+    ta, tb = call.tensors["a"], call.tensors["b"]
+    dtype = _check_dtype(op, {"a": ta, "b": tb})
+    _errors.check_ndim(op, "a", ta, (2, 3))
+    n = ta.shape[-1]
+    if ta.shape[-2] != n:
+        raise ValueError(f"{op}: a must be square, got shape {tuple(ta.shape)}")
+    if tb.ndim not in (ta.ndim - 1, ta.ndim) or tb.shape[: ta.ndim - 1] != (*ta.shape[:-2], n):
+        raise ValueError(f"{op}: b of shape {tuple(tb.shape)} does not fit a of shape {tuple(ta.shape)}")
+    if refine is not None and (dtype != torch.float64 or ta.ndim != 2):
+        raise ValueError(f"{op}: refine={refine!r} needs one float64 matrix, got {_errors.dtype_name(dtype)} a of "
+                         f"shape {tuple(ta.shape)}")  # fmt: skip
+    _check_finite(op, a=ta, b=tb)
+    x = _rhs_copy(call, tb, ta.ndim)
+    a3 = _batched(call.on_run_device(ta))
+    info = SolveInfo(None, 0, True, False, math.nan)
+    if x.numel():
+        if refine is not None:
+            info = _refined(call, a3[0], x[0], refine)
+        else:
+            _solve_full(op, call, a3, x)
+            if report:
+                b3 = tb.reshape(x.shape).to(x)
+                info = SolveInfo(None, 0, True, False, _backward_error(a3, x, b3))
+    return _give(call, x.reshape(tb.shape)), info
+
+
+def _solve_full(op: str, call: Call, a: torch.Tensor, x: torch.Tensor) -> None:
+    """Overwrites ``x`` with a^-1 x by a factorization in a's own precision, or raises LinAlgError."""
+    lu, piv, info = factor(call, a)
+    zero = _first_singular(info)
+    if zero is not None:
+        raise _errors.LinAlgError(f"{op}: singular matrix (diagonal number {zero[1]} of U is exactly zero)")
+    with call.guard():
+        _solve_factored(call, lu, piv, x, 0)
+
+
+def _backward_error(a: torch.Tensor, x: torch.Tensor, b: torch.Tensor) -> float:
+    """``||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf)`` in float64, the largest over a batch and the
+    columns of ``x``."""
+    a, x, b = (t.to(torch.float64) for t in (a, x, b))
+    r = (b - a @ x).abs().amax(-2)
+    scale = a.abs().sum(-1).amax(-1, keepdim=True) * x.abs().amax(-2) + b.abs().amax(-2)
+    ratio = torch.where(scale > 0, r / scale, torch.zeros_like(r))
+    return float(ratio.max())
+
+
+def _refined(call: Call, a: torch.Tensor, x: torch.Tensor, refine: str) -> SolveInfo:
+    """Overwrites ``x`` (n x k, holding b) with A^-1 b: float32 factors, then GMRES-IR in float64.
+
+    A is scaled by a power of two into float32's range; each step solves the correction equation
+    A d = r with GMRES preconditioned by the float32 factors (to a relative residual of 1e-8 or KRYLOV
+    iterations). Steps go on while the residual at least halves, until ``||r||_inf <= eps ||A||_inf
+    ||x||_inf``; the solution is accepted when its residual passes LAPACK dsgesv's test, ``||r||_inf <=
+    sqrt(n) eps ||A||_inf ||x||_inf``, else ``solve`` falls back to a float64 factorization.
+    """
+    b = x.clone()
+    n = a.shape[0]
+    peak = float(a.abs().max())
+    scale = 2.0 ** -math.floor(math.log2(peak)) if peak > 0 else 1.0
+    low = (a * scale).to(torch.float32)
+    lu, piv, info = factor(call, _batched(low), REFINE_MODES[refine])
+    eps = torch.finfo(torch.float64).eps
+    norm_a = float(a.abs().sum(1).max())
+    steps, converged = 0, False
+    if _first_singular(info) is None and bool(torch.isfinite(low).all()):
+        graphs = Graphs(limit=1)
+
+        def solve_low(w: torch.Tensor) -> None:
+            with call.guard():
+                _solve_factored(call, lu, piv, w, 0)
+
+        def precondition(v: torch.Tensor) -> torch.Tensor:
+            size = float(v.abs().max())
+            if size == 0 or not math.isfinite(size):
+                return torch.zeros_like(v)
+            w = (v / size).to(torch.float32)
+            entry = graphs.get("solve", lambda: w.new_empty((1, n, 1)), solve_low) if v.is_cuda else None
+            if entry is None:
+                buffer = _batched(w.unsqueeze(-1).contiguous())
+                solve_low(buffer)
+            else:
+                buffer, replay = entry
+                buffer[0, :, 0].copy_(w)
+                replay()
+            return buffer[0, :, 0].to(torch.float64) * (size * scale)
+
+        for col in range(x.shape[1]):
+            xc = precondition(b[:, col])
+            best, best_x = math.inf, xc
+            for step in range(1, MAX_REFINEMENTS + 1):
+                steps = max(steps, step)
+                size = float(_residual(a, xc, b[:, col]).abs().max()) / (norm_a * float(xc.abs().max()))
+                if not size < best / 2:
+                    break
+                best, best_x = size, xc
+                if size <= eps:
+                    break
+                xc = xc + _gmres(a, _residual(a, xc, b[:, col]), precondition)
+            converged = best <= math.sqrt(n) * eps
+            if not converged:
+                break
+            x[:, col] = best_x
+    if converged:
+        return SolveInfo(refine, steps, True, False, _backward_error(a, x, b))
+    warnings.warn(
+        f"solve: refinement from {refine} did not reach float64 accuracy in {steps} steps; "
+        "solved with a float64 factorization instead",
+        _errors.RefinementWarning,
+        stacklevel=4,
+    )
+    x.copy_(b)
+    _solve_full("solve", call, _batched(a), _batched(x))
+    return SolveInfo(refine, steps, False, True, _backward_error(a, x, b))
+
+
+def _residual(a: torch.Tensor, x: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """``b - a @ x`` in float64 through densela's GEMM."""
+    return b - _matvec(a, x)
+
+
+def _matvec(a: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    """``a @ v`` in float64 through densela's GEMM."""
+    out = torch.empty((a.shape[0], 1), dtype=a.dtype, device=a.device)
+    if a.device.type == "cpu" and not INTERPRET:
+        return a @ v
+    launch_gemm(a, v.unsqueeze(1), None, out, 1.0, 0.0, "ieee")
+    return out[:, 0]
+
+
+def _gmres(a: torch.Tensor, r: torch.Tensor, precondition: Any) -> torch.Tensor:
+    """An approximate solution d of A d = r: GMRES on M^-1 A d = M^-1 r in float64 (M: the float32 factors).
+
+    Arnoldi with classical Gram-Schmidt applied twice; the small least-squares problem is solved on the
+    host after each iteration to test the residual (relative 1e-8) or stop after KRYLOV iterations.
+    """
+    z = precondition(r)
+    beta = float(z.norm())
+    if beta == 0 or not math.isfinite(beta):
+        return torch.zeros_like(r)
+    basis = torch.empty((KRYLOV + 1, r.shape[0]), dtype=r.dtype, device=r.device)
+    basis[0] = z / beta
+    hess = torch.zeros((KRYLOV + 1, KRYLOV), dtype=torch.float64)
+    y = torch.zeros(1, dtype=torch.float64)
+    for j in range(KRYLOV):
+        w = precondition(_matvec(a, basis[j]))
+        done = basis[: j + 1]
+        h = done @ w
+        w = w - h @ done
+        h2 = done @ w
+        w = w - h2 @ done
+        column = (h + h2).cpu()
+        norm_w = float(w.norm())
+        hess[: j + 1, j] = column
+        hess[j + 1, j] = norm_w
+        rhs = torch.zeros(j + 2, dtype=torch.float64)
+        rhs[0] = beta
+        y = torch.linalg.lstsq(hess[: j + 2, : j + 1], rhs.unsqueeze(1)).solution[:, 0]
+        residual = float((rhs - hess[: j + 2, : j + 1] @ y).norm())
+        if norm_w == 0 or residual <= 1e-8 * beta:
+            break
+        basis[j + 1] = w / norm_w
+    return y.to(r.device) @ basis[: y.shape[0]]

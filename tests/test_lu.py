@@ -1,0 +1,1131 @@
+"""LU family: lu_factor, lu_factor_ex, lu_solve, solve, solve_ex.
+
+Judged as LAPACK's own tests judge xGETRF and xGETRS: the ratios ||P A - L U||_1 / (n ||A||_1 eps) and
+||b - A x||_1 / (||A||_1 ||x||_1 n eps) below 30, computed in float64 from the returned ``lu``/``piv``, on
+LAPACK's matrix types (diagonal, triangular, random, zero columns, ill-conditioned, scaled near underflow and
+overflow) plus Wilkinson's growth matrix; pivots identical to SciPy's (LAPACK's) getrf, ties broken by the
+first maximum. Interpreter cases stay small (n <= 40); the ``large`` ones run on a GPU.
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+import zlib
+
+import numpy as np
+import pytest
+import scipy.linalg
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import densela as dl
+import densela._arrays
+from _reference import (
+    UNIT_ROUNDOFF,
+    Layout,
+    assert_identical,
+    backward_error,
+    exact_lu_pivots,
+    f64_here,
+    int64_cpu,
+    lu_factor_ratio,
+    lu_unpack,
+    solve_ratio,
+    wilkinson_growth,
+    with_condition,
+)
+from conftest import DEVICE, GPU
+
+DTYPES = (torch.float32, torch.float64)
+NP_DTYPES = {torch.float32: np.float32, torch.float64: np.float64}
+EPS64 = UNIT_ROUNDOFF[torch.float64]
+RATIO = 30.0
+"""LAPACK's threshold for its test ratios."""
+
+SMALL = {torch.float32: 1e-35, torch.float64: 1e-300}
+LARGE = {torch.float32: 1e35, torch.float64: 1e300}
+
+
+# --- building inputs ------------------------------------------------------------------------------------------
+
+
+def rng_for(*key: object) -> np.random.Generator:
+    """A NumPy generator seeded from ``key`` (stable across runs, unlike hash())."""
+    return np.random.default_rng(zlib.crc32(repr(key).encode()))
+
+
+def gaussian(shape: tuple[int, ...], *key: object) -> np.ndarray:
+    """Standard normal float64 values (never zeros), seeded by ``key``."""
+    return rng_for("gaussian", shape, *key).standard_normal(shape)
+
+
+def rounded(values: np.ndarray, dtype: torch.dtype) -> np.ndarray:
+    """``values`` rounded to ``dtype`` (so the float64 values are exactly what the array holds)."""
+    return np.asarray(values, dtype=NP_DTYPES[dtype]).astype(np.float64)
+
+
+def place(values: np.ndarray, dtype: torch.dtype, device: str, layout: Layout = "row") -> torch.Tensor:
+    """``values`` (..., m, n) as a tensor of ``dtype`` on ``device`` in ``layout``.
+
+    ``col``: the last two axes column-major; ``strided``/``strided_col``: every other row and column of a
+    buffer twice as large whose other elements are NaN, so reading or writing outside the view shows.
+    """
+    t = torch.from_numpy(np.array(values, dtype=np.float64)).to(dtype)  # a copy: never the caller's memory
+    if layout in ("strided", "strided_col"):
+        inner: Layout = "col" if layout == "strided_col" else "row"
+        shape = (*t.shape[:-2], 2 * t.shape[-2], 2 * t.shape[-1])
+        base = place(np.full(shape, np.nan), dtype, device, inner)
+        view = base[..., ::2, ::2]
+        view.copy_(t.to(device))
+        return view
+    if layout == "col":
+        return t.mT.contiguous().to(device).mT
+    return t.contiguous().to(device)
+
+
+def place_np(values: np.ndarray, dtype: torch.dtype, layout: str = "row") -> np.ndarray:
+    """``values`` as a NumPy array: ``row`` C order, ``col`` Fortran order, ``strided`` a [::2, ::2] view of a
+    NaN-filled buffer, ``reversed`` a view with a negative row stride."""
+    v = values.astype(NP_DTYPES[dtype])
+    if layout == "col":
+        return np.asfortranarray(v)
+    if layout == "strided":
+        base = np.full((*v.shape[:-2], 2 * v.shape[-2], 2 * v.shape[-1]), np.nan, dtype=v.dtype)
+        base[..., ::2, ::2] = v
+        return base[..., ::2, ::2]
+    if layout == "reversed":
+        return np.ascontiguousarray(v[..., ::-1, :])[..., ::-1, :]
+    return np.ascontiguousarray(v)
+
+
+def snapshot(x: object) -> tuple[object, object]:
+    """(the memory ``x`` views, a copy of it): the whole buffer of a strided view, gaps included."""
+    if isinstance(x, torch.Tensor):
+        base = x._base if x._base is not None else x
+        return base, base.clone()
+    base = x.base if isinstance(x, np.ndarray) and x.base is not None else x
+    return base, np.array(base, copy=True)
+
+
+def assert_untouched(snap: tuple[object, object], what: str = "input") -> None:
+    base, before = snap
+    assert_identical(base, before, f"{what} was modified")
+
+
+def factor_quietly(a: object, **kwargs: object) -> tuple[object, object, list[warnings.WarningMessage]]:
+    """dl.lu_factor(a), and the LinAlgWarnings it issued."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        lu, piv = dl.lu_factor(a, **kwargs)
+    return lu, piv, [w for w in caught if issubclass(w.category, dl.LinAlgWarning)]
+
+
+def scipy_factor(values: np.ndarray, dtype: torch.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """SciPy's (LAPACK getrf's) factorization of ``values`` in ``dtype``, warnings silenced."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return scipy.linalg.lu_factor(values.astype(NP_DTYPES[dtype]), check_finite=False)
+
+
+def as_np_int(x: object) -> np.ndarray:
+    return int64_cpu(x).numpy()
+
+
+def assert_lu_valid(a: object, lu: object, piv: object, dtype: torch.dtype, what: str = "") -> None:
+    """Shapes and dtypes of (lu, piv), pivots in LAPACK's range (i <= piv[i] < m), |L| <= 1 (partial pivoting)
+    and the xGET01 ratio below 30 for every matrix."""
+    shape = tuple(a.shape)
+    m, n = shape[-2:]
+    k = min(m, n)
+    assert tuple(lu.shape) == shape, f"{what}: lu shape {tuple(lu.shape)}, a is {shape}"
+    assert tuple(piv.shape) == (*shape[:-2], k), f"{what}: piv shape {tuple(piv.shape)} for a of {shape}"
+    if isinstance(lu, torch.Tensor):
+        assert lu.dtype == dtype and piv.dtype == torch.int32, f"{what}: {lu.dtype}, {piv.dtype}"
+    else:
+        assert lu.dtype == NP_DTYPES[dtype] and piv.dtype == np.int32, f"{what}: {lu.dtype}, {piv.dtype}"
+    p = as_np_int(piv)
+    steps = np.arange(k)
+    assert ((p >= steps) & (p < m)).all(), f"{what}: pivots outside [i, m): {p}"
+    _, lower, _ = lu_unpack(lu, piv)
+    largest = float(lower.abs().amax()) if lower.numel() else 0.0
+    assert largest <= 1.0 + 8 * UNIT_ROUNDOFF[dtype], f"{what}: |L| reaches {largest}: not partial pivoting"
+    ratio = lu_factor_ratio(a, lu, piv, UNIT_ROUNDOFF[dtype])
+    assert bool((ratio < RATIO).all()), f"{what}: ||PA - LU|| / (n ||A|| eps) = {ratio.tolist()} (bound {RATIO})"
+
+
+def assert_pivots_match(piv: object, want: object, what: str = "") -> None:
+    got, ref = as_np_int(piv), as_np_int(want)
+    assert got.shape == ref.shape, f"{what}: piv shape {got.shape} != {ref.shape}"
+    bad = np.argwhere(got != ref)
+    assert bad.size == 0, f"{what}: pivots differ from LAPACK's at {bad[:5].tolist()}: {got} vs {ref}"
+
+
+def assert_solved(a: object, x: object, b: object, dtype: torch.dtype, *, trans: bool = False, what: str = "") -> None:
+    assert tuple(x.shape) == tuple(b.shape), f"{what}: x shape {tuple(x.shape)}, b is {tuple(b.shape)}"
+    ratio = solve_ratio(a, x, b, UNIT_ROUNDOFF[dtype], trans=trans)
+    assert bool((ratio < RATIO).all()), f"{what}: ||b - Ax|| / (||A|| ||x|| n eps) = {ratio.tolist()}"
+
+
+# --- LAPACK's matrix types ----------------------------------------------------------------------------------
+
+MATRIX_KINDS = (
+    "diagonal", "upper", "lower", "random", "zero_first_col", "zero_last_col", "zero_middle_col",
+    "zero_last_half", "cond_sqrt_eps", "cond_eps", "near_underflow", "near_overflow", "wilkinson",
+    "zero_leading", "tiny_leading",
+)  # fmt: skip
+ILL_CONDITIONED = ("cond_sqrt_eps", "cond_eps")
+"""Kinds whose last pivots are rounding noise, so only the ratio is judged, not the pivot sequence."""
+
+
+def lapack_matrix(kind: str, m: int, n: int, dtype: torch.dtype) -> np.ndarray:
+    """Float64 values, exactly representable in ``dtype``, of one of LAPACK's xGET test types (m x n)."""
+    eps = UNIT_ROUNDOFF[dtype]
+    g = gaussian((m, n), kind, str(dtype))
+    k = min(m, n)
+    if kind == "diagonal":
+        a = np.zeros((m, n))
+        a[range(k), range(k)] = g[range(k), range(k)]
+    elif kind == "upper":
+        a = np.triu(g)
+    elif kind == "lower":
+        a = np.tril(g)
+    elif kind == "random":
+        a = g
+    elif zero_columns(kind, n):
+        a = g
+        a[:, zero_columns(kind, n)] = 0.0
+    elif kind in ILL_CONDITIONED:
+        cond = np.sqrt(0.1 / eps) if kind == "cond_sqrt_eps" else 0.1 / eps
+        a = with_condition(m, n, cond, rng_for(kind, m, n, str(dtype)))
+    elif kind == "near_underflow":
+        # scaled so that the smallest entry is still a normal number of dtype
+        tiny = float(np.finfo(NP_DTYPES[dtype]).tiny)
+        a = g * max(SMALL[dtype], 2 * tiny / np.abs(g).min())
+        assert np.abs(rounded(a, dtype)).min() >= tiny
+    elif kind == "near_overflow":
+        a = g * LARGE[dtype]
+        assert np.abs(a).max() * max(m, n) < float(np.finfo(NP_DTYPES[dtype]).max) / 16
+    elif kind == "wilkinson":
+        assert m == n
+        a = wilkinson_growth(n)
+    elif kind == "zero_leading":
+        a = g
+        a[0, 0] = 0.0
+    elif kind == "tiny_leading":
+        a = g
+        a[0, 0] = 4 * float(np.finfo(NP_DTYPES[dtype]).tiny)
+    else:
+        raise AssertionError(kind)
+    return rounded(a, dtype)
+
+
+def zero_columns(kind: str, n: int) -> list[int]:
+    return {
+        "zero_first_col": [0],
+        "zero_last_col": [n - 1],
+        "zero_middle_col": [n // 2],
+        "zero_last_half": list(range(n - n // 2, n)) if n > 1 else [0],
+    }.get(kind, [])
+
+
+def first_zero_pivot(kind: str, m: int, n: int) -> int:
+    """LAPACK's info for a test matrix: the 1-based index of the first exactly zero pivot, else 0.
+
+    A zero column stays zero through elimination, so U[j, j] = 0 exactly for the first zero column j < min(m, n).
+    """
+    cols = [j for j in zero_columns(kind, n) if j < min(m, n)]
+    if kind == "zero_leading" and m == 1:
+        cols.append(0)  # a single row whose first entry is zero: the first pivot is that zero
+    return min(cols) + 1 if cols else 0
+
+
+def gpu_only(*values: object, **kwargs: object) -> object:
+    """A parametrization case the interpreter cannot afford (the ``large`` mark: it runs on a GPU)."""
+    return pytest.param(*values, marks=pytest.mark.large, **kwargs)
+
+
+# --- lu_factor: accuracy, pivots, warnings -----------------------------------------------------------------
+
+
+INTERPRETED_BLOCKED = {("random", 33), ("zero_middle_col", 17), ("zero_last_half", 33), ("cond_eps", 17)}
+"""The kinds the interpreter also runs past one column block (n > 8: the blocked path, n > 16 two levels)."""
+
+
+def _kind_cases() -> list[object]:
+    """Every kind at n = 1, 2, 7 (one panel); a few at 17 or 33 in the interpreter, all of them on a GPU."""
+    cases = []
+    for kind in MATRIX_KINDS:
+        for n in (1, 2, 7, 17, 33):
+            interpreted = n <= 7 or (kind, n) in INTERPRETED_BLOCKED
+            cases.append(pytest.param(kind, n, id=f"{kind}-{n}", marks=() if interpreted else pytest.mark.large))
+    return cases
+
+
+@pytest.mark.parametrize(("kind", "n"), _kind_cases())
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_lu_factor_matrix_types(dtype: torch.dtype, kind: str, n: int, device: str) -> None:
+    """Every LAPACK test type: the xGET01 ratio, LAPACK's pivots, and a warning exactly for singular ones."""
+    values = lapack_matrix(kind, n, n, dtype)
+    a = place(values, dtype, device)
+    snap = snapshot(a)
+    lu, piv, caught = factor_quietly(a)
+    assert isinstance(lu, torch.Tensor) and lu.device == a.device and piv.device == a.device
+    assert_untouched(snap)
+    what = f"{kind} n={n} {dtype}"
+    assert_lu_valid(a, lu, piv, dtype, what)
+    ref_lu, ref_piv = scipy_factor(values, dtype)
+    if kind not in ILL_CONDITIONED:
+        assert_pivots_match(piv, ref_piv, what)
+    info = first_zero_pivot(kind, n, n)
+    if info:
+        assert caught, f"{what}: singular (U[{info - 1}, {info - 1}] = 0) but no LinAlgWarning"
+        assert f"Diagonal number {info} is exactly zero" in str(caught[0].message), str(caught[0].message)
+        assert float(f64_here(lu)[info - 1, info - 1]) == 0.0
+    else:
+        assert not caught, f"{what}: unexpected warning {caught[0].message}"
+    if kind == "wilkinson":
+        assert_identical(lu.cpu().to(torch.float64), torch.from_numpy(ref_lu.astype(np.float64)), what)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "n"), [(torch.float64, 40), (torch.float32, 24), gpu_only(torch.float32, 50)], ids=str
+)
+def test_lu_factor_wilkinson_growth(dtype: torch.dtype, n: int, device: str) -> None:
+    """Wilkinson's matrix: ties everywhere (first maximum: no interchange), growth 2**(n-1), exact arithmetic."""
+    a = place(wilkinson_growth(n), dtype, device)
+    lu, piv = dl.lu_factor(a)
+    assert_pivots_match(piv, np.arange(n), "wilkinson")
+    assert float(lu[-1, -1]) == 2.0 ** (n - 1)
+    ref_lu, _ = scipy_factor(wilkinson_growth(n), dtype)
+    assert_identical(lu.cpu(), torch.from_numpy(ref_lu), "wilkinson lu")
+
+
+# A 10 x 10 matrix of +-1 whose elimination is exact in any order (every pivot a power of two, every value a
+# small multiple of 1/16) and has ties away from the diagonal at four steps: the pivot sequence under the
+# first-maximum rule is then the only correct answer, whatever the blocking or summation order.
+TIES = np.array([
+    [1, 1, 1, 1, 1, 1, 1, -1, -1, -1], [-1, 1, 1, -1, -1, 1, -1, 1, -1, -1], [1, -1, -1, -1, 1, -1, 1, -1, -1, 1],
+    [1, 1, 1, 1, 1, 1, 1, 1, -1, 1], [-1, -1, 1, -1, 1, 1, -1, -1, -1, -1], [-1, 1, 1, -1, 1, 1, 1, 1, -1, 1],
+    [-1, -1, -1, -1, 1, -1, -1, -1, 1, 1], [1, -1, 1, -1, -1, -1, 1, 1, 1, -1], [1, -1, 1, 1, -1, 1, 1, 1, 1, 1],
+    [-1, 1, -1, -1, -1, 1, 1, 1, 1, 1],
+], dtype=np.float64)  # fmt: skip
+
+
+@pytest.mark.parametrize(("dtype", "layout"), [(torch.float32, "row"), (torch.float64, "col")], ids=str)
+def test_lu_factor_ties_take_the_first_maximum(dtype: torch.dtype, layout: Layout, device: str) -> None:
+    pivots, exact = exact_lu_pivots(TIES)
+    assert exact and pivots == [0, 1, 4, 4, 7, 8, 8, 7, 9, 9]
+    ref_lu, ref_piv = scipy_factor(TIES, dtype)
+    assert ref_piv.tolist() == pivots
+    lu, piv = dl.lu_factor(place(TIES, dtype, device, layout))
+    assert_pivots_match(piv, pivots, f"ties {layout}")
+    assert_identical(lu.cpu(), torch.from_numpy(ref_lu), "exact elimination gives LAPACK's lu bit for bit")
+
+
+def _rectangular_cases() -> list[object]:
+    """Tall and wide shapes: all in the interpreter for random matrices, the small ones for the other kinds."""
+    cases = []
+    for kind in ("random", "zero_first_col", "zero_middle_col", "cond_sqrt_eps", "lower"):
+        for shape in ((7, 3), (3, 7), (33, 17), (17, 33), (1, 5), (5, 1), (2, 1), (1, 2)):
+            interpreted = max(shape) <= 7 or (kind, shape) in (("random", (33, 17)), ("zero_middle_col", (17, 33)))
+            cases.append(
+                pytest.param(kind, shape, id=f"{kind}-{shape}", marks=() if interpreted else pytest.mark.large)
+            )
+    return cases
+
+
+@pytest.mark.parametrize(("kind", "shape"), _rectangular_cases())
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_lu_factor_rectangular(dtype: torch.dtype, kind: str, shape: tuple[int, int], device: str) -> None:
+    m, n = shape
+    values = lapack_matrix(kind, m, n, dtype)
+    a = place(values, dtype, device)
+    lu, piv, caught = factor_quietly(a)
+    what = f"{kind} {shape} {dtype}"
+    assert_lu_valid(a, lu, piv, dtype, what)
+    if kind not in ILL_CONDITIONED:
+        assert_pivots_match(piv, scipy_factor(values, dtype)[1], what)
+    info = first_zero_pivot(kind, m, n)
+    messages = [str(w.message) for w in caught]
+    if info:
+        assert any(f"Diagonal number {info} is exactly zero" in msg for msg in messages), f"{what}: {messages}"
+    else:
+        assert not messages, f"{what}: unexpected warnings {messages}"
+
+
+@pytest.mark.parametrize("layout", ["row", "col", "strided", "strided_col"])
+@pytest.mark.parametrize(
+    ("dtype", "shape"),
+    [(torch.float64, (9, 9)), (torch.float64, (10, 6)), (torch.float32, (6, 10)), gpu_only(torch.float32, (33, 33))],
+    ids=str,
+)
+def test_lu_factor_layouts(dtype: torch.dtype, shape: tuple[int, int], layout: Layout, device: str) -> None:
+    """Any strides in; the input (and the gaps of a strided view's buffer) left as it was."""
+    values = rounded(gaussian(shape, "layouts"), dtype)
+    a = place(values, dtype, device, layout)
+    snap = snapshot(a)
+    lu, piv = dl.lu_factor(a)
+    assert_untouched(snap)
+    assert isinstance(lu, torch.Tensor) and isinstance(piv, torch.Tensor) and lu.device == a.device
+    assert_lu_valid(a, lu, piv, dtype, f"{layout} {shape}")
+    assert_pivots_match(piv, scipy_factor(values, dtype)[1], f"{layout} {shape}")
+
+
+@pytest.mark.parametrize("layout", ["row", "col", "strided", "reversed"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_lu_factor_numpy_in_numpy_out(dtype: torch.dtype, layout: str) -> None:
+    values = rounded(gaussian((6, 6), "numpy"), dtype)
+    a = place_np(values, dtype, layout)
+    snap = snapshot(a)
+    lu, piv = dl.lu_factor(a)
+    assert_untouched(snap)
+    assert isinstance(lu, np.ndarray) and isinstance(piv, np.ndarray)
+    assert_lu_valid(a, lu, piv, dtype, layout)
+    ref_piv = scipy_factor(values, dtype)[1]
+    assert_pivots_match(piv, ref_piv, layout)
+    lu_ex, piv_ex, info = dl.lu_factor_ex(a)
+    assert isinstance(lu_ex, np.ndarray) and isinstance(info, np.ndarray)
+    assert info.shape == () and info.dtype == np.int32 and int(info) == 0
+    assert_pivots_match(piv_ex, ref_piv, layout)
+    assert_untouched(snap)
+
+
+def test_lu_factor_read_only_and_zero_stride_numpy() -> None:
+    a = np.array(gaussian((6, 6), "read-only"))
+    a.flags.writeable = False
+    lu, piv = dl.lu_factor(a)
+    assert_lu_valid(a, lu, piv, torch.float64, "read-only")
+    assert_pivots_match(piv, scipy_factor(a, torch.float64)[1])
+    # six equal rows through a zero row stride: the first row pivots (ties), then U[1, 1] is exactly zero
+    rows = np.broadcast_to(gaussian((6,), "broadcast"), (6, 6))
+    with pytest.warns(dl.LinAlgWarning, match="Diagonal number 2 is exactly zero"):
+        lu, piv = dl.lu_factor(rows)
+    assert_pivots_match(piv, scipy_factor(np.array(rows), torch.float64)[1], "broadcast rows")
+    assert_lu_valid(np.array(rows), lu, piv, torch.float64, "broadcast rows")
+
+
+@pytest.mark.parametrize("layout", ["row", "col", "strided"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_lu_factor_overwrite_a(dtype: torch.dtype, layout: Layout, device: str) -> None:
+    """overwrite_a=True may factor in place: afterwards a holds either its old values or exactly lu, and the
+    gaps of a strided view's buffer are never written."""
+    values = rounded(gaussian((9, 9), "overwrite"), dtype)
+    a = place(values, dtype, device, layout)
+    original = place(values, dtype, device)
+    base, before = snapshot(a)
+    lu, piv = dl.lu_factor(a, overwrite_a=True)
+    assert_lu_valid(original, lu, piv, dtype, f"overwrite {layout}")
+    assert torch.equal(a, original) or torch.equal(a, lu), "a holds neither its values nor the factorization"
+    if layout == "strided":
+        gaps = torch.ones_like(base, dtype=torch.bool)
+        gaps[::2, ::2] = False
+        assert_identical(base[gaps], before[gaps], "gaps of the strided buffer")
+
+
+def test_lu_factor_overwrite_a_numpy() -> None:
+    values = gaussian((10, 10), "overwrite-np")
+    a = np.asfortranarray(values)
+    lu, piv = dl.lu_factor(a, overwrite_a=True)
+    assert isinstance(lu, np.ndarray)
+    assert_lu_valid(values, lu, piv, torch.float64, "overwrite numpy")
+    assert np.array_equal(a, values) or np.array_equal(a, lu)
+
+
+# --- batches ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("layout", ["row", "col", "strided"])
+@pytest.mark.parametrize("shape", [(3, 7, 7), (2, 7, 3), (2, 3, 7), (1, 1, 1), gpu_only((4, 33, 33))], ids=str)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_lu_factor_batched(dtype: torch.dtype, shape: tuple[int, int, int], layout: Layout, device: str) -> None:
+    values = rounded(gaussian(shape, "batched"), dtype)
+    a = place(values, dtype, device, layout)
+    snap = snapshot(a)
+    lu, piv = dl.lu_factor(a)
+    assert_untouched(snap)
+    assert_lu_valid(a, lu, piv, dtype, f"batch {shape} {layout}")
+    for i in range(shape[0]):
+        assert_pivots_match(piv[i], scipy_factor(values[i], dtype)[1], f"matrix {i} of {shape}")
+        assert_lu_valid(a[i], lu[i], piv[i], dtype, f"matrix {i} of {shape}")
+
+
+def test_lu_factor_batch_strided_across_matrices(device: str) -> None:
+    """Every other matrix of a larger batch (a batch stride that is not m * n)."""
+    values = gaussian((6, 5, 5), "every-other")
+    a = place(values, torch.float64, device)[::2]
+    lu, piv = dl.lu_factor(a)
+    for i in range(3):
+        assert_pivots_match(piv[i], scipy_factor(values[2 * i], torch.float64)[1], f"matrix {i}")
+    assert_lu_valid(a, lu, piv, torch.float64, "every other matrix")
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_lu_factor_batch_with_one_singular_matrix(dtype: torch.dtype, device: str) -> None:
+    """Only the second matrix has a zero column (column 2): info per matrix, and the warning names it."""
+    values = gaussian((3, 6, 6), "one-singular")
+    values[1, :, 2] = 0.0
+    values = rounded(values, dtype)
+    a = place(values, dtype, device)
+    lu, piv, info = dl.lu_factor_ex(a)
+    assert isinstance(info, torch.Tensor) and info.dtype == torch.int32 and info.device == a.device
+    assert tuple(info.shape) == (3,)
+    assert int64_cpu(info).tolist() == [0, 3, 0]
+    assert_lu_valid(a, lu, piv, dtype, "batch with a singular matrix")
+    for i in range(3):
+        assert_pivots_match(piv[i], scipy_factor(values[i], dtype)[1], f"matrix {i}")
+    with pytest.warns(dl.LinAlgWarning, match="Diagonal number 3 is exactly zero"):
+        lu2, piv2 = dl.lu_factor(a)
+    assert_pivots_match(piv2, piv)
+    assert_lu_valid(a, lu2, piv2, dtype, "batch with a singular matrix (lu_factor)")
+
+
+def test_lu_factor_batched_numpy() -> None:
+    values = gaussian((2, 5, 5), "batched-np")
+    lu, piv = dl.lu_factor(values.astype(np.float32))
+    assert isinstance(lu, np.ndarray) and lu.dtype == np.float32 and piv.dtype == np.int32
+    assert lu.shape == (2, 5, 5) and piv.shape == (2, 5)
+    assert_lu_valid(values.astype(np.float32), lu, piv, torch.float32, "batched numpy")
+    lu, piv, info = dl.lu_factor_ex(values)
+    assert isinstance(info, np.ndarray) and info.shape == (2,) and info.dtype == np.int32
+    assert info.tolist() == [0, 0]
+
+
+# --- lu_factor_ex and singular matrices ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("shape", "zero_cols", "info"),
+    [
+        ((7, 7), [], 0),
+        ((7, 7), [0], 1),
+        ((7, 7), [3], 4),
+        ((7, 7), [6], 7),
+        ((7, 7), [5, 2], 3),
+        ((7, 3), [2], 3),
+        ((3, 7), [5], 0),
+        ((3, 7), [1, 5], 2),
+        ((1, 1), [0], 1),
+    ],
+    ids=str,
+)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_lu_factor_ex_info(dtype: torch.dtype, shape: tuple[int, int], zero_cols: list[int], info: int, device: str):
+    values = gaussian(shape, "info")
+    values[:, zero_cols] = 0.0
+    values = rounded(values, dtype)
+    a = place(values, dtype, device)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", dl.LinAlgWarning)  # lu_factor_ex never warns
+        lu, piv, got = dl.lu_factor_ex(a)
+    assert isinstance(got, torch.Tensor) and got.dtype == torch.int32 and got.device == a.device
+    assert got.shape == ()
+    assert int(got) == info
+    assert_lu_valid(a, lu, piv, dtype, f"{shape} zero columns {zero_cols}")
+    assert_pivots_match(piv, scipy_factor(values, dtype)[1])
+    if info:
+        assert float(f64_here(lu)[info - 1, info - 1]) == 0.0
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_lu_factor_singular_warns_and_completes(dtype: torch.dtype, device: str) -> None:
+    """[[1, 2], [2, 4]]: row 1 pivots, then U[1, 1] = 2 - 0.5 * 4 = 0 exactly; SciPy says the same."""
+    values = np.array([[1.0, 2.0], [2.0, 4.0]])
+    a = place(values, dtype, device)
+    with pytest.warns(dl.LinAlgWarning, match="Diagonal number 2 is exactly zero"):
+        lu, piv = dl.lu_factor(a)
+    assert_pivots_match(piv, [1, 1])
+    assert_identical(lu.cpu(), torch.tensor([[2.0, 4.0], [0.5, 0.0]], dtype=dtype))
+    with pytest.warns(scipy.linalg.LinAlgWarning, match="Diagonal number 2 is exactly zero"):
+        scipy.linalg.lu_factor(values.astype(NP_DTYPES[dtype]))
+    _, _, info = dl.lu_factor_ex(a)
+    assert int(info) == 2
+
+
+def test_lu_factor_singular_names_the_first_zero_pivot(device: str) -> None:
+    values = gaussian((7, 7), "two-zero-columns")
+    values[:, [5, 3]] = 0.0
+    a = place(values, torch.float64, device)
+    with pytest.warns(dl.LinAlgWarning) as record:
+        lu, piv = dl.lu_factor(a)
+    messages = [str(w.message) for w in record if issubclass(w.category, dl.LinAlgWarning)]
+    assert any("Diagonal number 4 is exactly zero" in msg for msg in messages), messages
+    assert not any("Diagonal number 6" in msg for msg in messages), messages
+    assert_lu_valid(a, lu, piv, torch.float64, "zero columns 3 and 5")
+
+
+def test_warning_and_error_classes() -> None:
+    assert issubclass(dl.LinAlgWarning, RuntimeWarning)
+    assert issubclass(dl.RefinementWarning, dl.LinAlgWarning)
+    assert dl.LinAlgError is np.linalg.LinAlgError and issubclass(dl.LinAlgError, ValueError)
+
+
+def test_signatures() -> None:
+    """The API's signatures: the array positional-only, every option keyword-only with its default."""
+    expected = {
+        dl.lu_factor: [("a", "POSITIONAL_ONLY", None), ("overwrite_a", "KEYWORD_ONLY", False),
+                       ("check_finite", "KEYWORD_ONLY", True)],
+        dl.lu_factor_ex: [("a", "POSITIONAL_ONLY", None), ("overwrite_a", "KEYWORD_ONLY", False)],
+        dl.lu_solve: [("lu_and_piv", "POSITIONAL_ONLY", None), ("b", "POSITIONAL_ONLY", None),
+                      ("trans", "KEYWORD_ONLY", 0), ("overwrite_b", "KEYWORD_ONLY", False),
+                      ("check_finite", "KEYWORD_ONLY", True)],
+        dl.solve: [("a", "POSITIONAL_ONLY", None), ("b", "POSITIONAL_ONLY", None), ("refine", "KEYWORD_ONLY", None)],
+        dl.solve_ex: [("a", "POSITIONAL_ONLY", None), ("b", "POSITIONAL_ONLY", None),
+                      ("refine", "KEYWORD_ONLY", None)],
+    }  # fmt: skip
+    for fn, params in expected.items():
+        got = [
+            (p.name, p.kind.name, None if p.default is inspect.Parameter.empty else p.default)
+            for p in inspect.signature(fn).parameters.values()
+        ]
+        assert got == params, f"{fn.__name__}: {got}"
+
+
+# --- empty matrices -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (0, 5), (5, 0), (2, 0, 0), (0, 3, 3), (2, 4, 0)], ids=str)
+def test_lu_factor_empty(shape: tuple[int, ...], device: str) -> None:
+    a = torch.empty(shape, dtype=torch.float64, device=device)
+    k = min(shape[-2:])
+    lu, piv = dl.lu_factor(a)
+    assert tuple(lu.shape) == shape and lu.dtype == torch.float64 and lu.device == a.device
+    assert tuple(piv.shape) == (*shape[:-2], k) and piv.dtype == torch.int32
+    lu, piv, info = dl.lu_factor_ex(a)
+    assert tuple(lu.shape) == shape and tuple(piv.shape) == (*shape[:-2], k)
+    assert tuple(info.shape) == tuple(shape[:-2]) and info.dtype == torch.int32
+    assert not bool(info.any())
+    lu, piv = dl.lu_factor(np.empty(shape, dtype=np.float32))
+    assert isinstance(lu, np.ndarray) and lu.shape == shape and piv.shape == (*shape[:-2], k)
+
+
+def test_solve_empty(device: str) -> None:
+    lu = torch.empty((0, 0), dtype=torch.float64, device=device)
+    piv = torch.empty((0,), dtype=torch.int32, device=device)
+    assert tuple(dl.lu_solve((lu, piv), torch.empty((0,), dtype=torch.float64, device=device)).shape) == (0,)
+    assert tuple(dl.lu_solve((lu, piv), torch.empty((0, 3), dtype=torch.float64, device=device)).shape) == (0, 3)
+    x = dl.solve(np.empty((0, 0)), np.empty((0, 2)))
+    assert isinstance(x, np.ndarray) and x.shape == (0, 2)
+    a = place(gaussian((5, 5), "no-rhs"), torch.float64, device)  # no right-hand sides
+    x = dl.lu_solve(dl.lu_factor(a), torch.empty((5, 0), dtype=torch.float64, device=device))
+    assert tuple(x.shape) == (5, 0)
+
+
+# --- check_finite and bad input -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")], ids=["nan", "inf", "-inf"])
+@pytest.mark.parametrize("overwrite_a", [False, True])
+def test_lu_factor_check_finite(bad: float, overwrite_a: bool, device: str) -> None:
+    values = gaussian((6, 6), "finite")
+    values[2, 3] = bad
+    a = place(values, torch.float64, device, "col")
+    snap = snapshot(a)
+    with pytest.raises(ValueError):
+        dl.lu_factor(a, overwrite_a=overwrite_a)
+    assert_untouched(snap, "a after a rejected call")
+    batch = place(np.stack([gaussian((4, 4), "ok"), values[:4, :4]]), torch.float32, device)
+    snap = snapshot(batch)
+    with pytest.raises(ValueError):
+        dl.lu_factor(batch, overwrite_a=overwrite_a)
+    assert_untouched(snap, "batch after a rejected call")
+
+
+def test_lu_factor_check_finite_false_lets_nan_through(device: str) -> None:
+    values = gaussian((6, 6), "finite-off")
+    values[4, 2] = np.nan
+    a = place(values, torch.float64, device)
+    lu, _ = dl.lu_factor(a, check_finite=False)
+    assert bool(torch.isnan(lu).any()), "a NaN in A must reach L or U"
+    lu, _, _ = dl.lu_factor_ex(a)  # no check at all
+    assert bool(torch.isnan(lu).any())
+
+
+def test_lu_solve_check_finite(device: str) -> None:
+    a = place(gaussian((5, 5), "solve-finite"), torch.float64, device)
+    lu, piv = dl.lu_factor(a)
+    b = place(gaussian((5, 2), "solve-finite-b"), torch.float64, device)
+    b[3, 1] = float("nan")
+    snap = snapshot(b)
+    with pytest.raises(ValueError):
+        dl.lu_solve((lu, piv), b, overwrite_b=True)
+    assert_untouched(snap, "b after a rejected call")
+    lu_inf = lu.clone()
+    lu_inf[2, 2] = float("inf")
+    b_ok = place(gaussian((5,), "solve-finite-ok"), torch.float64, device)
+    with pytest.raises(ValueError):
+        dl.lu_solve((lu_inf, piv), b_ok)
+    x = dl.lu_solve((lu, piv), b, check_finite=False)
+    assert bool(torch.isnan(x[:, 1]).any()) and not bool(torch.isnan(x[:, 0]).any())
+
+
+def _f(shape: tuple[int, ...], device: str, dtype: torch.dtype = torch.float64) -> torch.Tensor:
+    return torch.from_numpy(gaussian(shape, "bad-input")).to(device).to(dtype)
+
+
+@pytest.mark.parametrize(
+    ("build", "error", "match"),
+    [
+        pytest.param(lambda d: _f((4, 4), d, torch.float16), TypeError, "float16", id="float16"),
+        pytest.param(lambda d: _f((4, 4), d, torch.bfloat16), TypeError, "bfloat16", id="bfloat16"),
+        pytest.param(lambda d: _f((4, 4), d, torch.int32), TypeError, "int32", id="int32"),
+        pytest.param(lambda d: _f((4, 4), d, torch.complex64), TypeError, "complex64", id="complex64"),
+        pytest.param(lambda d: np.ones((4, 4), np.float16), TypeError, "float16", id="numpy-float16"),
+        pytest.param(lambda d: np.ones((4, 4), np.int64), TypeError, "int64", id="numpy-int64"),
+        pytest.param(lambda d: [[1.0, 2.0], [3.0, 4.0]], TypeError, "must be an array", id="list"),
+        pytest.param(lambda d: _f((4,), d), ValueError, "1-D", id="1-D"),
+        pytest.param(lambda d: _f((2, 2, 4, 4), d), ValueError, "4-D", id="4-D"),
+        pytest.param(lambda d: _f((), d), ValueError, "0-D", id="0-D"),
+    ],
+)
+@pytest.mark.parametrize("fn", ["lu_factor", "lu_factor_ex"])
+def test_lu_factor_bad_input(fn: str, build, error: type, match: str, device: str) -> None:
+    a = build(device)
+    snap = snapshot(a) if not isinstance(a, list) else None
+    with pytest.raises(error, match=match):
+        getattr(dl, fn)(a, overwrite_a=True)
+    if snap is not None:
+        assert_untouched(snap)
+
+
+def _lu_and_b(n: int, b_shape: tuple[int, ...], device: str, *, batch: tuple[int, ...] = ()):
+    a = place(gaussian((*batch, n, n), "lu-b"), torch.float64, device)
+    return dl.lu_factor(a), _f(b_shape, device)
+
+
+@pytest.mark.parametrize(
+    ("n", "batch", "b_shape", "error", "shapes"),
+    [
+        pytest.param(4, (), (5,), ValueError, ["(4, 4)", "(5,)"], id="vector-length"),
+        pytest.param(4, (), (5, 2), ValueError, ["(4, 4)", "(5, 2)"], id="matrix-rows"),
+        pytest.param(4, (), (2, 4, 1), ValueError, ["(4, 4)", "(2, 4, 1)"], id="3-D-b-for-2-D-lu"),
+        pytest.param(4, (2,), (3, 4), ValueError, ["(2, 4, 4)", "(3, 4)"], id="batch-count"),
+        pytest.param(4, (2,), (2, 5), ValueError, ["(2, 4, 4)", "(2, 5)"], id="batched-vector-length"),
+        pytest.param(4, (2,), (2, 5, 3), ValueError, ["(2, 4, 4)", "(2, 5, 3)"], id="batched-matrix-rows"),
+        pytest.param(4, (2,), (4,), ValueError, ["(2, 4, 4)", "(4,)"], id="1-D-b-for-3-D-lu"),
+    ],
+)
+def test_lu_solve_shape_mismatch(n: int, batch, b_shape, error: type, shapes: list[str], device: str) -> None:
+    lu_piv, b = _lu_and_b(n, b_shape, device, batch=batch)
+    snap = snapshot(b)
+    with pytest.raises(error) as excinfo:
+        dl.lu_solve(lu_piv, b, overwrite_b=True)
+    for s in shapes:
+        assert s in str(excinfo.value), f"{s} not named in: {excinfo.value}"
+    assert_untouched(snap, "b after a rejected call")
+
+
+def test_lu_solve_bad_arguments(device: str) -> None:
+    (lu, piv), b = _lu_and_b(4, (4,), device)
+    for trans in (2, -1, "T"):
+        with pytest.raises(ValueError, match="trans"):
+            dl.lu_solve((lu, piv), b, trans=trans)
+    with pytest.raises(TypeError, match="float32"):
+        dl.lu_solve((lu, piv), b.to(torch.float32))
+    with pytest.raises(TypeError):
+        dl.lu_solve((lu, piv), b.to(torch.int64))
+    rect = place(gaussian((4, 6), "rect"), torch.float64, device)
+    rect_lu, rect_piv = dl.lu_factor(rect)
+    with pytest.raises(ValueError, match=r"square|\(4, 6\)"):
+        dl.lu_solve((rect_lu, rect_piv), b)
+
+
+@pytest.mark.parametrize(
+    ("build", "kwargs", "error", "match"),
+    [
+        pytest.param(lambda d: (_f((4, 4), d), _f((4,), d)), {"refine": "fp16"}, ValueError, "refine", id="fp16"),
+        pytest.param(lambda d: (_f((4, 4), d), _f((4,), d)), {"refine": "FP32"}, ValueError, "refine", id="FP32"),
+        pytest.param(lambda d: (_f((4, 4), d), _f((4,), d)), {"refine": True}, ValueError, "refine", id="True"),
+        pytest.param(
+            lambda d: (_f((4, 4), d, torch.float32), _f((4,), d, torch.float32)),
+            {"refine": "fp32"}, ValueError, "float64", id="refine-needs-float64",
+        ),
+        pytest.param(lambda d: (_f((4, 5), d), _f((4,), d)), {}, ValueError, r"square|\(4, 5\)", id="not-square"),
+        pytest.param(lambda d: (_f((4, 4), d), _f((5,), d)), {}, ValueError, r"\(4, 4\).*\(5,\)|\(5,\).*\(4, 4\)",
+                     id="b-length"),
+        pytest.param(lambda d: (_f((4,), d), _f((4,), d)), {}, ValueError, "1-D", id="1-D-a"),
+        pytest.param(lambda d: (_f((4, 4), d), _f((4,), d, torch.float32)), {}, TypeError, "float32", id="mixed"),
+        pytest.param(lambda d: (_f((4, 4), d, torch.float16), _f((4,), d, torch.float16)), {}, TypeError,
+                     "float16", id="float16"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("fn", ["solve", "solve_ex"])
+def test_solve_bad_input(fn: str, build, kwargs: dict, error: type, match: str, device: str) -> None:
+    a, b = build(device)
+    with pytest.raises(error, match=match):
+        getattr(dl, fn)(a, b, **kwargs)
+
+
+# --- lu_solve -----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rhs", "n"),
+    [("vector", 1), ("vector", 2), ("vector", 7), ("matrix", 1), ("matrix", 7), ("matrix", 33),
+     gpu_only("vector", 33), gpu_only("matrix", 2)],
+    ids=str,
+)  # fmt: skip
+@pytest.mark.parametrize("trans", [0, 1])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_lu_solve(dtype: torch.dtype, trans: int, rhs: str, n: int, device: str) -> None:
+    """From LAPACK's own factors (so lu_solve is judged alone): the xGET02 ratio, and x against
+    torch.linalg.solve in float64 within the condition number's bound."""
+    values = rounded(gaussian((n, n), "lu_solve"), dtype)
+    ref_lu, ref_piv = scipy_factor(values, dtype)
+    lu, piv = place(ref_lu, dtype, device), torch.from_numpy(ref_piv).to(device)
+    b_shape = (n,) if rhs == "vector" else (n, 3)
+    b_values = rounded(gaussian(b_shape, "lu_solve-b"), dtype)
+    b = torch.from_numpy(b_values).to(dtype).to(device)
+    snap = snapshot(b)
+    x = dl.lu_solve((lu, piv), b, trans=trans)
+    assert_untouched(snap, "b")
+    assert isinstance(x, torch.Tensor) and x.dtype == dtype and x.device == b.device
+    assert_solved(values, x, b_values, dtype, trans=bool(trans), what=f"trans={trans} {rhs} n={n}")
+    a64 = torch.from_numpy(values)
+    op = a64.T if trans else a64
+    ref = torch.linalg.solve(op, torch.from_numpy(b_values))
+    assert float(solve_ratio(values, ref, b_values, EPS64, trans=bool(trans))) < RATIO  # the reference itself
+    cond = float(torch.linalg.cond(op, 1))
+    err = float((f64_here(x).cpu() - ref).abs().sum(dim=0).amax() / ref.abs().sum(dim=0).amax())
+    assert err <= RATIO * n * cond * UNIT_ROUNDOFF[dtype], f"forward error {err:.2e}, cond {cond:.2e}"
+
+
+@pytest.mark.parametrize("b_layout", ["row", "col", "strided", "strided_col", "vector-strided"])
+@pytest.mark.parametrize("trans", [0, 1])
+def test_lu_solve_b_layouts(trans: int, b_layout: str, device: str) -> None:
+    """b in any layout, unchanged with overwrite_b=False (the gaps of a strided buffer too); lu column-major."""
+    n = 13
+    values = gaussian((n, n), "b-layouts")
+    ref_lu, ref_piv = scipy_factor(values, torch.float64)
+    lu, piv = place(ref_lu, torch.float64, device, "col"), torch.from_numpy(ref_piv).to(device)
+    if b_layout == "vector-strided":
+        b_values = gaussian((n,), "b-layouts-b")
+        base = torch.full((2 * n,), float("nan"), dtype=torch.float64, device=device)
+        b = base[::2]
+        b.copy_(torch.from_numpy(b_values))
+    else:
+        b_values = gaussian((n, 4), "b-layouts-b")
+        b = place(b_values, torch.float64, device, b_layout)
+    snap = snapshot(b)
+    x = dl.lu_solve((lu, piv), b, trans=trans)
+    assert_untouched(snap, "b")
+    assert_solved(values, x, b_values, torch.float64, trans=bool(trans), what=f"b {b_layout}")
+
+
+@pytest.mark.parametrize("layout", ["row", "col"])
+def test_lu_solve_overwrite_b(layout: Layout, device: str) -> None:
+    values = gaussian((9, 9), "overwrite-b")
+    lu_piv = dl.lu_factor(place(values, torch.float32, device))
+    b_values = rounded(gaussian((9, 2), "overwrite-b", "b"), torch.float32)
+    b = place(b_values, torch.float32, device, layout)
+    x = dl.lu_solve(lu_piv, b, overwrite_b=True)
+    assert_solved(rounded(values, torch.float32), x, b_values, torch.float32, what="overwrite_b")
+    assert torch.equal(b, torch.from_numpy(b_values).to(b)) or torch.equal(b, x), "b holds neither b nor x"
+
+
+@pytest.mark.parametrize(
+    ("dtype", "trans", "rhs"),
+    [(torch.float64, 0, "vector"), (torch.float64, 1, "matrix"), (torch.float32, 0, "matrix"),
+     (torch.float32, 1, "vector")],
+    ids=str,
+)  # fmt: skip
+def test_lu_solve_batched(dtype: torch.dtype, trans: int, rhs: str, device: str) -> None:
+    values = rounded(gaussian((3, 8, 8), "batched-solve"), dtype)
+    a = place(values, dtype, device)
+    lu, piv = dl.lu_factor(a)
+    b_shape = (3, 8) if rhs == "vector" else (3, 8, 2)
+    b_values = rounded(gaussian(b_shape, "batched-solve-b"), dtype)
+    b = torch.from_numpy(b_values).to(dtype).to(device)
+    x = dl.lu_solve((lu, piv), b, trans=trans)
+    assert tuple(x.shape) == b_shape
+    assert_solved(values, x, b_values, dtype, trans=bool(trans), what=f"batched {rhs} trans={trans}")
+    for i in range(3):  # each matrix solved against its own right-hand sides
+        assert_solved(values[i], x[i], b_values[i], dtype, trans=bool(trans), what=f"matrix {i}")
+
+
+def test_lu_solve_numpy_and_scipy_interchange() -> None:
+    """dl.lu_solve takes SciPy's (lu, piv), and SciPy's lu_solve takes densela's: the same conventions."""
+    values = gaussian((11, 11), "interchange")
+    b = gaussian((11, 2), "interchange-b")
+    for trans in (0, 1):
+        x = dl.lu_solve(scipy.linalg.lu_factor(values), b, trans=trans)
+        assert isinstance(x, np.ndarray) and x.dtype == np.float64
+        assert_solved(values, x, b, torch.float64, trans=bool(trans), what=f"scipy factors trans={trans}")
+        x = scipy.linalg.lu_solve(dl.lu_factor(values), b, trans=trans)
+        assert_solved(values, x, b, torch.float64, trans=bool(trans), what=f"densela factors trans={trans}")
+    x32 = dl.lu_solve(dl.lu_factor(values.astype(np.float32)), b[:, 0].astype(np.float32))
+    assert isinstance(x32, np.ndarray) and x32.dtype == np.float32 and x32.shape == (11,)
+    assert_solved(values.astype(np.float32), x32, b[:, 0].astype(np.float32), torch.float32)
+
+
+# --- solve and solve_ex -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("dtype", "rhs", "n"),
+    [(torch.float64, "vector", 7), (torch.float32, "matrix", 7), (torch.float64, "matrix", 1),
+     (torch.float32, "vector", 2), (torch.float64, "matrix", 17), gpu_only(torch.float32, "matrix", 33)],
+    ids=str,
+)  # fmt: skip
+def test_solve(dtype: torch.dtype, rhs: str, n: int, device: str) -> None:
+    values = rounded(gaussian((n, n), "solve"), dtype)
+    b_values = rounded(gaussian((n,) if rhs == "vector" else (n, 2), "solve-b"), dtype)
+    a = place(values, dtype, device, "col")
+    b = torch.from_numpy(b_values).to(dtype).to(device)
+    snaps = snapshot(a), snapshot(b)
+    x = dl.solve(a, b)
+    for snap in snaps:
+        assert_untouched(snap)
+    assert isinstance(x, torch.Tensor) and x.dtype == dtype and x.device == a.device
+    assert_solved(values, x, b_values, dtype, what=f"solve {rhs} n={n}")
+    x_np = dl.solve(values.astype(NP_DTYPES[dtype]), b_values.astype(NP_DTYPES[dtype]))
+    assert isinstance(x_np, np.ndarray) and x_np.dtype == NP_DTYPES[dtype]
+    assert_solved(values, x_np, b_values, dtype, what=f"solve numpy {rhs} n={n}")
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_solve_ex_without_refinement(dtype: torch.dtype, device: str) -> None:
+    n = 16
+    values = rounded(gaussian((n, n), "solve_ex"), dtype)
+    b_values = rounded(gaussian((n,), "solve_ex-b"), dtype)
+    x, info = dl.solve_ex(place(values, dtype, device), torch.from_numpy(b_values).to(dtype).to(device))
+    assert isinstance(info, dl.SolveInfo)
+    assert info.refine is None and info.iterations == 0 and info.fell_back is False
+    assert isinstance(info.converged, bool) and isinstance(info.backward_error, float)
+    assert_solved(values, x, b_values, dtype, what="solve_ex")
+    ours = backward_error(values, x, b_values)
+    eps = UNIT_ROUNDOFF[dtype]
+    assert 0.0 <= info.backward_error <= RATIO * n * eps, info.backward_error
+    assert info.backward_error <= 4 * n * max(ours, 2 * n * EPS64), (info.backward_error, ours)
+    if dtype == torch.float32:  # large enough above float64 rounding to be checked from below as well
+        assert info.backward_error >= ours / (8 * n), (info.backward_error, ours)
+
+
+def _conditioned_system(n: int, cond: float, device: str, *key: object) -> tuple[torch.Tensor, torch.Tensor]:
+    a = torch.from_numpy(with_condition(n, n, cond, rng_for("cond", n, cond, *key))).to(device)
+    b = torch.from_numpy(gaussian((n,), "cond-b", n, cond, *key)).to(device)
+    return a, b
+
+
+@pytest.mark.parametrize("n", [12, gpu_only(24)])
+@pytest.mark.parametrize("cond", [1e2, 1e6], ids=["cond1e2", "cond1e6"])
+@pytest.mark.parametrize("refine", ["fp32", "tf32", "bf16"])
+def test_solve_refined_reaches_float64_accuracy(refine: str, cond: float, n: int, device: str) -> None:
+    """Factored in lower precision, refined to float64's accuracy: backward error <= 30 n eps64, converged,
+    no fallback, at least one refinement step, no RefinementWarning. (n = 12 crosses the interpreter's
+    8-column panel, so the lower-precision block update runs; n = 24 costs ~45 s there, so it runs on a GPU.)"""
+    a, b = _conditioned_system(n, cond, device, refine)
+    snaps = snapshot(a), snapshot(b)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", dl.RefinementWarning)
+        x, info = dl.solve_ex(a, b, refine=refine)
+    for snap in snaps:
+        assert_untouched(snap)
+    assert isinstance(x, torch.Tensor) and x.dtype == torch.float64 and x.device == a.device
+    bound = RATIO * n * EPS64
+    err = backward_error(a, x, b)
+    assert err <= bound, f"refine={refine} cond={cond:.0e}: backward error {err:.2e} > {bound:.2e}"
+    assert info.refine == refine
+    assert info.converged is True and info.fell_back is False, info
+    assert info.iterations >= 1, info
+    assert 0.0 <= info.backward_error <= bound, info
+    assert info.backward_error <= 4 * n * max(backward_error(a, x, b), 2 * n * EPS64), info
+
+
+@pytest.mark.parametrize("refine", ["fp32", "bf16"])
+def test_solve_refined_matrix_rhs_and_numpy(refine: str) -> None:
+    """dl.solve (no info) with refinement, several right-hand sides, NumPy in and out."""
+    n = 8
+    a = with_condition(n, n, 1e4, rng_for("refine-matrix"))
+    b = gaussian((n, 2), "refine-matrix-b")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", dl.RefinementWarning)
+        x = dl.solve(a, b, refine=refine)
+    assert isinstance(x, np.ndarray) and x.dtype == np.float64 and x.shape == (n, 2)
+    err = backward_error(a, x, b)
+    assert err <= RATIO * n * EPS64, f"backward error {err:.2e}"
+
+
+@pytest.mark.parametrize(
+    ("fn", "refine", "n"), [("solve_ex", "bf16", 12), ("solve", "fp32", 8), gpu_only("solve_ex", "bf16", 24)]
+)
+def test_solve_refinement_fails_and_falls_back(fn: str, refine: str, n: int, device: str) -> None:
+    """cond ~ 1e15 is far beyond what a bfloat16 (or float32) factorization can refine: RefinementWarning, a
+    float64 factorization instead, and still a backward-stable answer."""
+    a, b = _conditioned_system(n, 1e15, device, "fallback", refine)
+    snaps = snapshot(a), snapshot(b)
+    with pytest.warns(dl.RefinementWarning):
+        result = getattr(dl, fn)(a, b, refine=refine)
+    for snap in snaps:
+        assert_untouched(snap)
+    x = result[0] if fn == "solve_ex" else result
+    assert isinstance(x, torch.Tensor) and x.dtype == torch.float64 and tuple(x.shape) == (n,)
+    err = backward_error(a, x, b)
+    assert err <= RATIO * n * EPS64, f"backward error {err:.2e} after the fallback"
+    if fn == "solve_ex":
+        info = result[1]
+        assert info.refine == refine and info.fell_back is True and info.converged is False, info
+        assert 0.0 <= info.backward_error <= RATIO * n * EPS64, info
+
+
+@pytest.mark.parametrize(
+    ("fn", "refine"), [("solve", None), ("solve", "fp32"), ("solve_ex", None), ("solve_ex", "bf16")]
+)
+def test_solve_singular_raises(fn: str, refine: str | None, device: str) -> None:
+    singular = place(np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]]), torch.float64, device)
+    b = torch.ones(3, dtype=torch.float64, device=device)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dl.LinAlgWarning)
+        with pytest.raises(dl.LinAlgError):
+            getattr(dl, fn)(singular, b, refine=refine)
+        zero_col = place(gaussian((6, 6), "zero-col-solve"), torch.float64, device)
+        zero_col[:, 4] = 0.0
+        with pytest.raises(np.linalg.LinAlgError):
+            getattr(dl, fn)(zero_col, torch.ones(6, dtype=torch.float64, device=device), refine=refine)
+
+
+# --- the PyTorch path (no GPU, no interpreter) --------------------------------------------------------------
+
+
+def test_lu_torch_backend(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a GPU and without the interpreter the same calls run on PyTorch's LAPACK: same conventions."""
+    monkeypatch.setattr(densela._arrays, "INTERPRET", False)
+    values = gaussian((9, 9), "torch-backend")
+    a = place(values, torch.float64, "cpu", "col")
+    lu, piv = dl.lu_factor(a)
+    assert piv.dtype == torch.int32
+    assert_pivots_match(piv, scipy_factor(values, torch.float64)[1], "torch backend")
+    assert_lu_valid(a, lu, piv, torch.float64, "torch backend")
+    singular = values.copy()
+    singular[:, 2] = 0.0
+    with pytest.warns(dl.LinAlgWarning, match="Diagonal number 3 is exactly zero"):
+        dl.lu_factor(torch.from_numpy(singular))
+    _, _, info = dl.lu_factor_ex(torch.from_numpy(np.stack([values, singular])))
+    assert int64_cpu(info).tolist() == [0, 3]
+    b = torch.from_numpy(gaussian((9, 2), "torch-backend-b"))
+    for trans in (0, 1):
+        assert_solved(values, dl.lu_solve((lu, piv), b, trans=trans), b, torch.float64, trans=bool(trans))
+    assert_solved(values, dl.solve(a, b), b, torch.float64)
+    with pytest.raises(dl.LinAlgError):
+        dl.solve(torch.from_numpy(singular), b)
+
+
+# --- property -----------------------------------------------------------------------------------------------
+
+
+@settings(max_examples=60 if GPU else 10)
+@given(
+    m=st.integers(1, 12),
+    n=st.integers(1, 12),
+    layout=st.sampled_from(["row", "col", "strided", "strided_col"]),
+    dtype=st.sampled_from(DTYPES),
+    seed=st.integers(0, 2**16),
+)
+def test_lu_factor_property(m: int, n: int, layout: Layout, dtype: torch.dtype, seed: int) -> None:
+    values = rounded(gaussian((m, n), "property", seed), dtype)
+    a = place(values, dtype, DEVICE, layout)
+    lu, piv = dl.lu_factor(a)
+    assert_lu_valid(a, lu, piv, dtype, f"{m}x{n} {layout}")
+    assert_pivots_match(piv, scipy_factor(values, dtype)[1], f"{m}x{n} {layout}")
+    if m == n:
+        b = rounded(gaussian((n,), "property-b", seed), dtype)
+        x = dl.lu_solve((lu, piv), torch.from_numpy(b).to(dtype).to(DEVICE))
+        assert_solved(values, x, b, dtype, what=f"{n}x{n} {layout}")
+
+
+# --- large sizes: GPU only ----------------------------------------------------------------------------------
+
+
+def _random_gpu(shape: tuple[int, ...], dtype: torch.dtype, device: str, seed: int) -> torch.Tensor:
+    g = torch.Generator(device=device).manual_seed(seed)
+    return torch.randn(shape, dtype=torch.float64, device=device, generator=g).to(dtype)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(64, 64), (4, 16, 16), (300, 200)], ids=str)
+def test_lu_factor_ex_does_not_synchronize(shape: tuple[int, ...], device: str) -> None:
+    """lu_factor_ex leaves info on the device: no torch operation that waits for the GPU (sync debug mode
+    turns one into an error); the factorization is still right afterwards."""
+    a = _random_gpu(shape, torch.float64, device, 11)
+    a[..., 7] = 0.0
+    dl.lu_factor_ex(a)  # compiles the kernels first
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        lu, piv, info = dl.lu_factor_ex(a)
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    assert info.device == a.device
+    assert bool((int64_cpu(info) == 8).all())
+    assert_lu_valid(a, lu, piv, torch.float64, f"no-sync {shape}")
+
+
+@pytest.mark.large
+@pytest.mark.parametrize("n", [1000, 1025, 2048, 4096])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_large_square(dtype: torch.dtype, n: int, device: str) -> None:
+    a = _random_gpu((n, n), dtype, device, n)
+    lu, piv = dl.lu_factor(a)
+    assert_lu_valid(a, lu, piv, dtype, f"n={n}")
+    b = _random_gpu((n, 3), dtype, device, n + 1)
+    for trans in (0, 1):
+        assert_solved(a, dl.lu_solve((lu, piv), b, trans=trans), b, dtype, trans=bool(trans), what=f"n={n}")
+    _, _, info = dl.lu_factor_ex(a)
+    assert int(info) == 0
+
+
+@pytest.mark.large
+@pytest.mark.parametrize("shape", [(3000, 1000), (1000, 3000)], ids=str)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_large_rectangular(dtype: torch.dtype, shape: tuple[int, int], device: str) -> None:
+    a = _random_gpu(shape, dtype, device, sum(shape))
+    lu, piv = dl.lu_factor(a)
+    assert_lu_valid(a, lu, piv, dtype, str(shape))
+    if dtype == torch.float64:
+        assert_pivots_match(piv, scipy_factor(a.cpu().numpy().astype(np.float64), dtype)[1], str(shape))
+
+
+@pytest.mark.large
+@pytest.mark.parametrize("shape", [(1000, 32, 32), (100, 128, 128)], ids=str)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_large_batched(dtype: torch.dtype, shape: tuple[int, int, int], device: str) -> None:
+    a = _random_gpu(shape, dtype, device, shape[1])
+    a[shape[0] // 2, :, 5] = 0.0  # one singular matrix in the middle of the batch
+    lu, piv, info = dl.lu_factor_ex(a)
+    assert_lu_valid(a, lu, piv, dtype, str(shape))
+    expected = torch.zeros(shape[0], dtype=torch.int64)
+    expected[shape[0] // 2] = 6
+    assert torch.equal(int64_cpu(info), expected)
+    if dtype == torch.float64:
+        host = a.cpu().numpy()
+        ref = np.stack([scipy_factor(host[i], dtype)[1] for i in range(shape[0])])
+        assert_pivots_match(piv, ref, str(shape))
+    b = _random_gpu(shape[:2], dtype, device, 7)
+    keep = torch.arange(shape[0], device=device) != shape[0] // 2
+    x = dl.lu_solve((lu[keep], piv[keep]), b[keep])
+    assert_solved(a[keep], x, b[keep], dtype, what=f"batched solve {shape}")
+
+
+@pytest.mark.large
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_large_pivots_match_lapack(dtype: torch.dtype, device: str) -> None:
+    n = 500
+    values = rounded(gaussian((n, n), "pivots-500"), dtype)
+    a = place(values, dtype, device)
+    lu, piv = dl.lu_factor(a)
+    assert_pivots_match(piv, scipy_factor(values, dtype)[1], "n=500")
+    assert_lu_valid(a, lu, piv, dtype, "n=500")
+
+
+@pytest.mark.large
+@pytest.mark.parametrize("refine", ["fp32", "tf32", "bf16"])
+def test_large_refined_solve(refine: str, device: str) -> None:
+    n = 2048
+    a, b = _conditioned_system(n, 1e6, device, "large")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", dl.RefinementWarning)
+        x, info = dl.solve_ex(a, b, refine=refine)
+    err = backward_error(a, x, b)
+    assert err <= RATIO * n * EPS64, f"backward error {err:.2e}"
+    assert info.converged and not info.fell_back and info.iterations >= 1, info
