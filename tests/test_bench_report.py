@@ -246,3 +246,84 @@ def test_categorical_axis_and_no_roofline_without_ceilings(rows: list[Row], tmp_
     assert (
         _cells((tmp_path / "report.md").read_text(encoding="utf-8"), "4096x64 * 64x4096", "densela speedup") == "1.25"
     )
+
+
+# --- the LU suites: the best of cuSOLVER and MAGMA, solve columns and notes ------------------------------------
+
+
+def _lu_rows() -> list[Row]:
+    """Made-up rows of lu-batched (magma faster in one case, cusolver in the other, densela failing in a
+    third) and lu-refine (a refined solve with its note)."""
+    template = {"status": "ok", "timer": "cuda-events", "dtype": "float64", "precision": None, "layout": "row"}
+    rows = []
+    for label, shape, times in (
+        ("10000 x 32x32", [10000, 32], {"cusolver": 0.29, "magma": 0.22, "densela": 0.11}),
+        ("1000 x 128x128", [1000, 128], {"cusolver": 1.5, "magma": 2.0, "densela": 3.0}),
+        ("1000 x 8x8", [1000, 8], {"cusolver": 0.04, "magma": 0.05, "densela": None}),
+    ):
+        for provider, ms in times.items():
+            rows.append(
+                {**template, "suite": "lu-batched", "op": "lu", "provider": provider, "base": "cusolver",
+                 "best_of": ["cusolver", "magma"], "shape": shape, "label": label, "size": shape[0],
+                 "median_ms": ms, "p20_ms": ms, "p80_ms": ms, "err_max": 1e-15, "err_l2": 1e-14}
+            )  # fmt: skip
+            if ms is None:
+                rows[-1].update(status="failed", note="RuntimeError: boom")
+    refined = "refine fp32: 3 iterations, converged, backward error 2.1e-17"
+    for provider, ms, note in (("cusolver", 40.0, None), ("magma", 160.0, None), ("densela", 20.0, refined)):
+        rows.append(
+            {**template, "suite": "lu-refine", "op": "solve", "provider": provider, "base": "cusolver",
+             "best_of": ["cusolver", "magma"], "shape": [8192], "label": "8192x8192, cond 1e6", "size": 8192,
+             "precision": "fp32", "median_ms": ms, "p20_ms": ms, "p80_ms": ms, "err_max": 3e-12, "err_l2": 4e-11,
+             "err_rel": 2.1e-17 if provider == "densela" else 5e-17, "note": note}
+        )  # fmt: skip
+    return rows
+
+
+@pytest.fixture(scope="module")
+def lu_markdown(tmp_path_factory: pytest.TempPathFactory) -> str:
+    out = tmp_path_factory.mktemp("lu-report")
+    _write_without_plots(_lu_rows(), out)
+    return (out / "report.md").read_text(encoding="utf-8")
+
+
+def test_best_of_vendors_per_case(lu_markdown: str) -> None:
+    """densela against the faster of cuSOLVER and MAGMA in each case, beside the speedup against the base."""
+    batched = _section(lu_markdown, "## lu-batched")
+    assert "*best of cusolver/magma*: the faster of cusolver and magma in each case" in batched
+    assert _cells(batched, "10000 x 32x32", "best of cusolver/magma ms") == "0.22 magma"
+    assert _cells(batched, "10000 x 32x32", "densela vs best") == "2.00"  # 0.22 / 0.11
+    assert _cells(batched, "10000 x 32x32", "densela speedup") == "2.64"  # 0.29 / 0.11, against the base
+    assert _cells(batched, "1000 x 128x128", "best of cusolver/magma ms") == "1.5 cusolver"
+    assert _cells(batched, "1000 x 128x128", "densela vs best") == "0.50"
+    assert _cells(batched, "1000 x 8x8", "best of cusolver/magma ms") == "0.04 cusolver"
+    assert _cells(batched, "1000 x 8x8", "densela vs best") == "-"  # densela failed there
+    assert "cusolver vs best" not in batched and "magma vs best" not in batched
+    headline = _section(lu_markdown, "## Headline")
+    table = [[c.strip() for c in line.strip("|").split("|")] for line in headline.splitlines() if "|" in line]
+    assert ["lu-batched", "cusolver", "densela", f"{math.sqrt(0.29 / 0.11 * 0.5):.2f}", "0.50 to 2.64", "2"] in table
+    assert ["lu-batched", "best of cusolver/magma", "densela", "1.00", "0.50 to 2.00", "2"] in table
+    assert ["lu-refine", "best of cusolver/magma", "densela", "2.00", "2.00 to 2.00", "1"] in table
+    assert not any(row[2] in ("cusolver", "magma") and row[1].startswith("best") for row in table)
+
+
+def test_solve_tables_give_the_backward_error_and_the_refinement(lu_markdown: str) -> None:
+    refine = _section(lu_markdown, "## lu-refine")
+    assert "### float64 · fp32" in refine
+    assert _cells(refine, "8192x8192, cond 1e6", "densela backward error") == "2.10e-17"
+    assert _cells(refine, "8192x8192, cond 1e6", "cusolver backward error") == "5.00e-17"
+    assert _cells(refine, "8192x8192, cond 1e6", "densela max abs(r)") == "3.00e-12"
+    assert _cells(refine, "8192x8192, cond 1e6", "best of cusolver/magma ms") == "40 cusolver"
+    assert "max abs(Δ)" not in refine and "backward error" not in _section(lu_markdown, "## lu-batched")
+    assert (
+        "- densela, float64 · fp32, 8192x8192, cond 1e6: refine fp32: 3 iterations, converged, backward error 2.1e-17"
+        in refine
+    )
+    assert "- failed: densela, float64, 1000 x 8x8: RuntimeError: boom" in _section(lu_markdown, "## lu-batched")
+
+
+def test_best_of_in_the_csv(tmp_path: Path) -> None:
+    _write_without_plots(_lu_rows(), tmp_path)
+    with open(tmp_path / "results.csv", newline="", encoding="utf-8") as f:
+        written = list(csv.DictReader(f))
+    assert {r["best_of"] for r in written} == {"cusolver/magma"}

@@ -1,19 +1,26 @@
-"""The benchmark runner on the CPU: statistics, inputs, accuracy columns, row schema, failures and Ctrl-C."""
+"""The benchmark runner on the CPU: statistics, inputs, accuracy columns, row schema, failures and Ctrl-C;
+the LU suites' solve inputs (matrices of a given condition number), backward error, providers and the
+bounded timing of long GPU calls."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+from functools import partial
 
 import numpy as np
 import pytest
 import scipy.linalg
 import torch
 
+import densela as dl
+from densela.bench import providers as bench_providers
 from densela.bench import run as bench_run
+from densela.bench import timing as bench_timing
 from densela.bench.providers import PROVIDERS, Provider, make_inputs
 from densela.bench.rows import FIELDS, read_rows
-from densela.bench.suites import Case, Suite
+from densela.bench.suites import SUITES, Case, Suite
 from densela.bench.timing import summarize, time_cpu
 
 pytest.importorskip("matplotlib")
@@ -216,3 +223,210 @@ def test_ctrl_c_keeps_what_was_measured(tmp_path, monkeypatch):
     lines = (tmp_path / "rows.jsonl").read_text().splitlines()
     assert [json.loads(line)["provider"] for line in lines] == ["numpy", "cpu-seq"]
     assert (tmp_path / "report.md").exists()
+
+
+# --- LU suites: solve inputs, accuracy and providers; the bounded GPU timing loop -------------------------------
+
+HAS_SOLVE = hasattr(dl, "solve") and hasattr(dl, "solve_ex")
+needs_solve = pytest.mark.skipif(not HAS_SOLVE, reason="densela.solve / solve_ex not implemented yet")
+
+
+@pytest.mark.parametrize("cond", [1e2, 1e6])
+def test_conditioned_matrix_has_the_asked_singular_values(cond):
+    n = 48
+    a = bench_providers.conditioned_matrix(n, cond, "float64", "cpu", seed=3)
+    s = torch.linalg.svdvals(a)
+    expected = torch.logspace(0, -np.log10(cond), n, dtype=torch.float64)
+    torch.testing.assert_close(s, expected, rtol=1e-10, atol=0)
+    assert float(s[0] / s[-1]) == pytest.approx(cond, rel=1e-9)
+    assert not torch.allclose(a, a.T)  # U and V differ: not a symmetric matrix
+
+
+def test_solve_inputs_are_cached_per_matrix_and_b_does_not_depend_on_the_cache():
+    bench_providers.clear_input_cache()
+    case = Case("solve", (40,), "float64", "fp32", cond=1e6)
+    x = make_inputs(case, "cpu")
+    assert x["a"].shape == (40, 40) and x["b"].shape == (40,) and x["a"].dtype == x["b"].dtype == torch.float64
+    again = make_inputs(Case("solve", (40,), "float64", "tf32", cond=1e6), "cpu")  # another mode, same matrix
+    assert again["a"] is x["a"] and torch.equal(again["b"], x["b"])
+    other_seed = make_inputs(case, "cpu", seed=1)
+    assert not torch.equal(other_seed["a"], x["a"]) and not torch.equal(other_seed["b"], x["b"])
+    assert make_inputs(case, "cpu")["a"] is x["a"]  # the seeds of one matrix stay cached together
+    other = make_inputs(Case("solve", (40,), "float64", None, cond=1e2), "cpu")
+    assert not torch.equal(other["a"], x["a"]) and torch.equal(other["b"], x["b"])
+    assert make_inputs(case, "cpu")["a"] is not x["a"]  # a new matrix evicted the old one: made again
+    bench_providers.clear_input_cache()
+    assert not bench_providers._CONDITIONED
+    block = make_inputs(Case("solve", (12, 5), "float32"), "cpu")  # no cond: random normal A
+    assert block["a"].shape == (12, 12) and block["b"].shape == (12, 5) and block["a"].dtype == torch.float32
+
+
+def test_solve_accuracy_is_the_backward_error():
+    """With a known exact solution the residual is zero; a perturbed solution gives ||r|| / (||A|| ||x|| + ||b||)."""
+    case = Case("solve", (3,), "float64")
+    a = torch.tensor([[2.0, 1.0, 0.0], [0.0, 4.0, 0.0], [0.0, 0.0, -1.0]], dtype=torch.float64)
+    exact = torch.tensor([1.0, -0.5, 3.0], dtype=torch.float64)
+    b = a @ exact  # (1.5, -2, -3), exactly
+    x = {"a": a, "b": b}
+    assert bench_run.accuracy(case, x, exact) == (0.0, 0.0, 0.0)
+    assert bench_run.accuracy(case, x, exact.numpy()) == (0.0, 0.0, 0.0)  # any array type
+    off = exact.clone()
+    off[1] += 0.25  # r = b - A x = -(0.25, 1, 0)
+    err_max, err_l2, err_rel = bench_run.accuracy(case, x, off)
+    assert err_max == 1.0 and err_l2 == pytest.approx(np.hypot(0.25, 1.0))
+    # ||A||_inf = 4 (row 2), ||x||_inf = 3, ||b||_inf = 3
+    assert err_rel == pytest.approx(1.0 / (4 * 3 + 3))
+    # Several right-hand sides: the worst column's backward error.
+    block = Case("solve", (3, 2), "float64")
+    xs = torch.stack([exact, off], dim=1)
+    assert bench_run.accuracy(block, {"a": a, "b": torch.stack([b, b], dim=1)}, xs)[2] == pytest.approx(1 / 15)
+
+
+def test_solve_accuracy_tells_float64_from_float32_solutions():
+    case = Case("solve", (64,), "float64", cond=1e6)
+    x = make_inputs(case, "cpu")
+    exact = torch.linalg.solve(x["a"], x["b"])
+    assert bench_run.accuracy(case, x, exact)[2] < 1e-15
+    single = torch.linalg.solve(x["a"].float(), x["b"].float())
+    assert 1e-9 < bench_run.accuracy(case, x, single)[2] < 1e-5
+    bench_providers.clear_input_cache()
+
+
+@pytest.mark.parametrize("provider", ["cpu-seq", "numpy"])
+@pytest.mark.parametrize("shape", [(40,), (40, 3)])
+def test_cpu_solve_providers(provider, shape):
+    """cpu-seq builds what cusolver and magma build (lu_factor + lu_solve), on one CPU thread."""
+    case = Case("solve", shape, "float64", "fp32", cond=1e6)
+    x = make_inputs(case, "cpu")
+    builder = PROVIDERS[provider].builder("solve")
+    assert builder is not None
+    result = builder(case, x)()
+    assert tuple(result.shape) == shape
+    assert bench_run.accuracy(case, x, result)[2] < 1e-15
+    assert PROVIDERS["cusolver"].ops == PROVIDERS["magma"].ops == ("lu", "solve")
+    bench_providers.clear_input_cache()
+
+
+def test_refine_note():
+    info = dl.SolveInfo if hasattr(dl, "SolveInfo") else None  # the fields it reads, in any object
+    fields = {"iterations": torch.tensor(4), "converged": True, "fell_back": False, "backward_error": 3e-17}
+    note = bench_providers.refine_note("tf32", type("Info", (), fields)())
+    assert note == "refine tf32: 4 iterations, converged, backward error 3e-17"
+    assert info is None or {"iterations", "converged", "fell_back", "backward_error"} <= set(info.__annotations__)
+
+
+def _solve_suite(providers, cases, base="cpu-seq"):
+    return Suite("solves", "test suite", "tests", cases, providers, base, best_of=("cpu-seq", "numpy"))
+
+
+def test_a_solve_suite_runs_on_the_cpu(tmp_path):
+    cases = (Case("solve", (32,), "float64", None, cond=1e6), Case("solve", (32, 4), "float64", None, cond=1e2))
+    rows = bench_run.run_suites([_solve_suite(("cpu-seq", "numpy"), cases)], tmp_path, progress=False, max_seconds=0.2)
+    assert [(r["provider"], r["status"]) for r in rows] == [("cpu-seq", "ok"), ("numpy", "ok")] * 2
+    for r in rows:
+        assert r["op"] == "solve" and r["err_rel"] < 1e-15 and r["best_of"] == ["cpu-seq", "numpy"]
+        assert r["flops"] == pytest.approx(2 * 32**3 / 3 + 2 * 32**2 * (1 if r["shape"] == [32] else 4))
+        assert r["tflops"] == pytest.approx(r["flops"] / (r["median_ms"] * 1e-3) / 1e12)
+    assert rows[1]["label"] == "32x32, cond 1e6" and rows[3]["label"] == "32x32, 4 rhs, cond 1e2"
+    saved = read_rows(tmp_path / "rows.jsonl")
+    assert [r["best_of"] for r in saved] == [["cpu-seq", "numpy"]] * 4
+    md = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "cpu-seq backward error" in md and "best of cpu-seq/numpy" in md
+    assert not bench_providers._CONDITIONED  # the run dropped its cached matrices
+
+
+@needs_solve
+def test_densela_solve_rows_carry_the_refinement(tmp_path):
+    """densela's solve in every mode it has, small enough for Triton's interpreter; a refined solve's row
+    says how the refinement went."""
+    cases = tuple(Case("solve", (16,), "float64", mode, cond=1e6) for mode in (None, "fp32"))
+    suite = _solve_suite(("cpu-seq", "densela"), cases)
+    rows = bench_run.run_suites([suite], tmp_path, progress=False, max_seconds=0.2)
+    ours = [r for r in rows if r["provider"] == "densela"]
+    assert [r["status"] for r in ours] == ["ok", "ok"], [r["note"] for r in ours]
+    assert all(r["err_rel"] < 1e-15 for r in ours)
+    assert "refine" not in (ours[0]["note"] or "")
+    assert "refine fp32: " in ours[1]["note"] and "converged" in ours[1]["note"]
+    if not bench_run.gpu_present():
+        assert ours[1]["note"].startswith("Triton interpreter: correctness only; refine fp32: ")
+
+
+@pytest.mark.skipif(not hasattr(dl, "lu_factor"), reason="densela.lu_factor not implemented yet")
+def test_densela_batched_lu_row(tmp_path):
+    case = Case("lu", (3, 16), "float64")
+    suite = Suite("batched", "test suite", "tests", (case,), ("cpu-seq", "densela"), "cpu-seq")
+    rows = bench_run.run_suites([suite], tmp_path, progress=False, max_seconds=0.2)
+    assert [r["status"] for r in rows] == ["ok", "ok"], [r["note"] for r in rows]
+    assert all(r["err_rel"] < 1e-14 for r in rows)
+
+
+@pytest.mark.parametrize("name", ["lu-large", "lu-batched", "lu-refine"])
+def test_lu_suites_skip_the_gpu_libraries_without_a_gpu(tmp_path, name):
+    """On a CPU-only machine the vendor providers give skipped rows (never loaded); densela's rows come only
+    where densela implements the op (here left out, to keep the interpreter out of it)."""
+    if bench_run.gpu_present():
+        pytest.skip("a GPU is present: the vendor libraries run")
+    rows = bench_run.run_suites([SUITES[name]], tmp_path, providers=["cusolver", "magma"], progress=False)
+    assert rows and all(r["status"] == "skipped" and r["note"] == "needs a CUDA GPU" for r in rows)
+    assert {r["provider"] for r in rows} == {"cusolver", "magma"}
+    assert max(r["size"] for r in rows) <= 64 and all(r["best_of"] == ["cusolver", "magma"] for r in rows)
+
+
+def test_slow_gpu_calls_are_timed_call_by_call_and_bounded(monkeypatch):
+    """A call longer than rep_ms / MIN_GPU_REPS never goes through do_bench; its repetitions stop at
+    MIN_GPU_REPS when steady, and at the time limit (with MIN_GPU_REPS at least) when not."""
+    import triton.testing
+
+    benches = []
+    monkeypatch.setattr(triton.testing, "do_bench", lambda *a, **k: benches.append(1) or [1.0, 1.0, 1.0])
+
+    def fake(samples):
+        it = iter(samples)
+        calls = []
+
+        def timed_calls(fn):
+            def timed():
+                calls.append(1)
+                return next(it)
+
+            return timed
+
+        monkeypatch.setattr(bench_timing, "_timed_calls", timed_calls)
+        return calls
+
+    calls = fake([150.0, 151.0, 150.5, 999.0])
+    t = bench_timing.time_gpu(lambda: None, max_seconds=60.0)
+    assert (t.reps, len(calls), t.median_ms, t.timer, benches) == (3, 3, 150.5, "cuda-events", [])
+
+    calls = fake([150.0, 300.0, 100.0, 400.0, 50.0])  # noisy: more samples, until the time limit
+    t = bench_timing.time_gpu(lambda: None, max_seconds=0.0)
+    assert t.reps == bench_timing.MIN_GPU_REPS == 3 and t.noisy and not benches
+
+    calls = fake([150.0, 300.0, 100.0, *([200.0] * 40)])  # noisy at first, steady later: stops when steady
+    t = bench_timing.time_gpu(lambda: None, max_seconds=60.0)
+    assert 3 < t.reps < 40 and not t.noisy
+
+    calls = fake([0.5])  # a short call: the probe only chooses do_bench
+    t = bench_timing.time_gpu(lambda: None, max_seconds=60.0)
+    assert (len(calls), t.reps, benches) == (1, 3, [1])
+
+
+def test_torch_solve_factors_and_solves_under_their_own_backends(monkeypatch):
+    """magma's solve: lu_factor under MAGMA, lu_solve under cuSOLVER (torch's MAGMA lu_solve fails for one
+    right-hand side at n = 8192); each call inside its own backend's context."""
+    events = []
+
+    @contextlib.contextmanager
+    def backend(name):
+        events.append(f"{name}+")
+        yield
+        events.append(f"{name}-")
+
+    for name in ("lu_factor", "lu_solve"):
+        real = getattr(torch.linalg, name)
+        monkeypatch.setattr(torch.linalg, name, lambda *a, real=real, name=name: events.append(name) or real(*a))
+    build = bench_providers._solve_torch(partial(backend, "magma"), partial(backend, "cusolver"))
+    case = Case("solve", (20,), "float64")
+    x = make_inputs(case, "cpu")
+    assert bench_run.accuracy(case, x, build(case, x)())[2] < 1e-15
+    assert events == ["magma+", "lu_factor", "magma-", "cusolver+", "lu_solve", "cusolver-"]

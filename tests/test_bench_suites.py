@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from densela.bench.suites import OPS, SUITES, Case, suite_for_interpreter
+from densela.bench.suites import OPS, REFINE_MODES, SUITES, Case, interpreter_shape, lu_flops, suite_for_interpreter
 
 FP32_FP64 = ["float32", "float64"]
 GEMM_PROVIDERS = ("densela", "cublas", "cupy")
@@ -100,6 +100,9 @@ def test_registry_names() -> None:
         "itu-add",
         "itu-mul",
         "itu-lu",
+        "lu-large",
+        "lu-batched",
+        "lu-refine",
         "nonsquare-k",
         "gemm-targets",
         "gemm-thin",
@@ -130,12 +133,16 @@ def test_suite_is_well_formed(name: str) -> None:
     assert suite.base in suite.providers
     assert all(p in suite.providers for p, _ in suite.limits)
     assert all(op in OPS and p in suite.providers for op, p in suite.op_bases)
+    assert all(p in suite.providers for p in suite.best_of) and suite.base not in suite.best_of[1:]
     for c in suite.cases:
         assert c.op in OPS
         assert all(isinstance(d, int) and d >= 1 for d in c.shape)
         assert c.itemsize in (2, 4, 8)
         fp32_gemm = c.op == "gemm" and c.dtype == "float32"
-        assert c.precision in (("ieee", "tf32", "tf32x3") if fp32_gemm else (None,))
+        if c.op == "solve":
+            assert c.precision in (None, *REFINE_MODES) and c.dtype == "float64" and c.cond and c.cond >= 1
+        else:
+            assert c.precision in (("ieee", "tf32", "tf32x3") if fp32_gemm else (None,)) and c.cond is None
         assert c.precision == "ieee" or not fp32_gemm or name in ("quick", "gemm-targets")  # the studies: FP32
 
 
@@ -214,7 +221,11 @@ def test_quick_mixes_every_op() -> None:
         ("add", (4096, 4096), "float32", "row+col"),
         ("lu", (1000,), "float64", "row"),
         ("lu", (4096,), "float64", "row"),
+        ("lu", (10000, 32), "float64", "row"),
+        ("solve", (4096,), "float64", "row"),
     ]
+    solve = suite.cases[-1]
+    assert (solve.precision, solve.cond, solve.label) == ("fp32", 100.0, "4096x4096, cond 1e2")
     assert set(suite.providers) == {"densela", "cublas", "cusolver", "magma", "numpy"}
     assert [c.shape for c in suite.cases if suite.runs("numpy", c)] == [(1024, 1024, 1024)] * 6 + [(1000,)]
     assert {c.op: suite.base_for(c) for c in suite.cases} == {
@@ -222,8 +233,66 @@ def test_quick_mixes_every_op() -> None:
         "transpose": "cublas",
         "add": "cublas",
         "lu": "cusolver",
+        "solve": "cusolver",
     }
     assert not any(c.transfers for c in suite.cases)
+    assert len(suite.cases) == 20
+
+
+LU_VENDORS = ("cusolver", "magma")
+
+
+def test_lu_large() -> None:
+    """Issue 6: square LU to n = 16384 in both dtypes, on the GPU only; the existing itu-lu stays as it was."""
+    suite = SUITES["lu-large"]
+    sizes = [1000, 2048, 4096, 8192, 16384]
+    assert [(c.op, c.shape, c.dtype) for c in suite.cases] == [
+        ("lu", (n,), d) for d in ("float64", "float32") for n in sizes
+    ]
+    assert not any(c.transfers for c in suite.cases)
+    assert (suite.providers, suite.base, suite.best_of, suite.limits) == (
+        ("densela", *LU_VENDORS),
+        "cusolver",
+        LU_VENDORS,
+        (),
+    )
+    assert [c.shape for c in SUITES["itu-lu"].cases] == [(n,) for _ in FP32_FP64 for n in ITU_LU_N]
+    assert SUITES["itu-lu"].best_of == ()
+    big = suite.cases[4]
+    assert (big.label, big.flops, big.bytes) == ("16384x16384", pytest.approx(2 * 16384**3 / 3), 2 * 8 * 16384**2)
+
+
+def test_lu_batched() -> None:
+    suite = SUITES["lu-batched"]
+    expected = [
+        ("lu", (batch, n), d) for d in ("float64", "float32") for batch in (1000, 10000) for n in (8, 16, 32, 64, 128)
+    ]
+    assert [(c.op, c.shape, c.dtype) for c in suite.cases] == expected
+    assert (suite.providers, suite.base, suite.best_of) == (("densela", *LU_VENDORS), "cusolver", LU_VENDORS)
+    assert suite.cases[0].label == "1000 x 8x8" and suite.cases[-1].label == "10000 x 128x128"
+    assert suite.cases[-1].flops == pytest.approx(10000 * 2 * 128**3 / 3)
+
+
+def test_lu_refine() -> None:
+    """float64 solves of one right-hand side at n = 8192, 16384 and cond 1e2, 1e6, every refinement mode and
+    none; the modes of one matrix adjacent, so that its inputs are made once."""
+    suite = SUITES["lu-refine"]
+    expected = [
+        ((n,), cond, mode) for n in (8192, 16384) for cond in (1e2, 1e6) for mode in (None, "fp32", "tf32", "bf16")
+    ]
+    assert [(c.shape, c.cond, c.precision) for c in suite.cases] == expected
+    assert {(c.op, c.dtype, c.nrhs) for c in suite.cases} == {("solve", "float64", 1)}
+    assert (suite.providers, suite.base, suite.best_of) == (("densela", *LU_VENDORS), "cusolver", LU_VENDORS)
+    assert [c.label for c in suite.cases[::4]] == [
+        "8192x8192, cond 1e2",
+        "8192x8192, cond 1e6",
+        "16384x16384, cond 1e2",
+        "16384x16384, cond 1e6",
+    ]
+    small = suite_for_interpreter(suite)
+    assert [(c.shape, c.cond, c.precision) for c in small.cases] == [
+        ((64,), cond, mode) for cond in (1e2, 1e6) for mode in (None, *REFINE_MODES)
+    ]
 
 
 def test_labels() -> None:
@@ -232,6 +301,9 @@ def test_labels() -> None:
     assert Case("add", (30, 40), "float32").label == "30x40"
     assert Case("lu", (128,), "float64").label == "128x128"
     assert Case("lu", (8, 64), "float64").label == "8 x 64x64"
+    assert Case("solve", (100,), "float64", cond=1e6).label == "100x100, cond 1e6"
+    assert Case("solve", (100, 16), "float64", "bf16", cond=2.5e3).label == "100x100, 16 rhs, cond 2500"
+    assert Case("solve", (100,), "float64").label == "100x100"
 
 
 def test_flops_and_bytes() -> None:
@@ -245,6 +317,13 @@ def test_flops_and_bytes() -> None:
     assert (lu.flops, lu.bytes) == (pytest.approx(18.0), 2 * 8 * 9.0)
     batched = Case("lu", (5, 3), "float32")
     assert (batched.flops, batched.bytes, batched.size) == (pytest.approx(90.0), 2 * 4 * 5 * 9.0, 5)
+    # An m x n LU (m >= n): n^2 (m - n/3); square: 2 n^3 / 3.
+    assert (lu_flops(3, 3), lu_flops(6, 3), lu_flops(3, 6), lu_flops(1000, 10)) == (18.0, 45.0, 45.0, 100000 - 1000 / 3)
+    # A solve: the LU (2 n^3 / 3) and two triangular solves per right-hand side (2 n^2 each pair).
+    vector = Case("solve", (3,), "float64", "fp32", cond=10.0)
+    assert (vector.flops, vector.bytes, vector.nrhs, vector.size) == (18.0 + 18.0, 8 * (9 + 6.0), 1, 3)
+    block = Case("solve", (4, 5), "float64")
+    assert (block.flops, block.bytes, block.nrhs) == (pytest.approx(128 / 3 + 160), 8 * (16 + 40.0), 5)
 
 
 @pytest.mark.parametrize("name", sorted(SUITES))
@@ -259,7 +338,20 @@ def test_suite_for_interpreter_caps_sizes(name: str) -> None:
     )
     assert len(set(small.cases)) == len(small.cases) <= len(suite.cases)
     assert all(max(c.shape) <= 64 for c in small.cases)
-    assert set(small.cases) == {replace(c, shape=tuple(min(d, 64) for d in c.shape)) for c in suite.cases}
+    assert all(c.shape[0] <= 8 for c in small.cases if c.op == "lu" and len(c.shape) == 2)  # a batch of 8 at most
+    assert set(small.cases) == {replace(c, shape=interpreter_shape(c)) for c in suite.cases}
+    assert {(c.op, c.dtype, c.precision, c.cond) for c in small.cases} == {
+        (c.op, c.dtype, c.precision, c.cond) for c in suite.cases
+    }
+
+
+def test_interpreter_shape() -> None:
+    assert interpreter_shape(Case("lu", (10000, 128), "float64")) == (8, 64)
+    assert interpreter_shape(Case("lu", (4, 16), "float64")) == (4, 16)
+    assert interpreter_shape(Case("lu", (16384,), "float32")) == (64,)
+    assert interpreter_shape(Case("solve", (8192, 100), "float64")) == (64, 64)
+    assert interpreter_shape(Case("gemm", (5000, 50, 5000), "float32"), cap=32) == (32, 32, 32)
+    assert suite_for_interpreter(SUITES["lu-batched"], batch_cap=2).cases[0].shape == (2, 8)
 
 
 def test_suite_for_interpreter_keeps_small_shapes_and_dedups() -> None:

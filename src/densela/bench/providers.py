@@ -2,16 +2,17 @@
 
 ``densela`` runs this library's public API; ``cublas`` runs torch on the GPU (cuBLAS for products and
 its own kernels for copies and sums); ``cupy`` runs CuPy (cuBLAS matmul, geam); ``cusolver`` and
-``magma`` run ``torch.linalg.lu_factor`` with that backend preferred; ``numpy`` runs NumPy/SciPy on
-the CPU with their multithreaded BLAS/LAPACK (SciPy for LU only); ``cpu-seq`` runs torch on one CPU
-thread, the sequential CPU baseline of the studies. A provider whose library is missing, or that needs a
-GPU where none is, is skipped with a note, never imitated.
+``magma`` run ``torch.linalg.lu_factor`` with that backend preferred (a solve: then ``lu_solve``, with
+cuSOLVER for both); ``numpy`` runs NumPy/SciPy on the CPU with their multithreaded BLAS/LAPACK (SciPy
+for LU); ``cpu-seq`` runs torch on one CPU thread, the sequential CPU baseline of the studies. A provider
+whose library is missing, or that needs a GPU where none is, is skipped with a note, never imitated.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache, partial
@@ -66,7 +67,66 @@ def make_inputs(case: Case, device: str | torch.device, seed: int = 0) -> Inputs
     if case.op == "lu":
         n = case.shape[-1]
         return {"a": randn(*case.shape[:-1], n, n)}
+    if case.op == "solve":
+        n = case.shape[0]
+        b = randn(*case.shape)  # drawn first: the same b whether or not A comes from the cache
+        a = randn(n, n) if case.cond is None else conditioned_matrix(n, case.cond, case.dtype, device, seed)
+        return {"a": a, "b": b}
     raise ValueError(f"unknown operation {case.op!r}")
+
+
+_CONDITIONED: dict[tuple[Any, ...], torch.Tensor] = {}
+
+
+def conditioned_matrix(n: int, cond: float, dtype: str, device: str | torch.device, seed: int = 0) -> torch.Tensor:
+    """A = U diag(s) V^T, n x n, with U and V orthogonal (QR of random normal matrices, in float64 where
+    the matrix is made) and singular values s geometric from 1 down to 1 / ``cond``: its 2-norm is 1 and
+    its 2-norm condition number ``cond``.
+
+    Made once per (n, cond, dtype, device, seed): the matrices of the last (n, cond, dtype, device) stay
+    cached (at n = 16384 one takes two float64 QRs and a product), so that the cases of one matrix in
+    several refinement modes share it; ``clear_input_cache`` drops them. Do not modify the result.
+
+    Example:
+        >>> a = conditioned_matrix(32, 1e6, "float64", "cpu")
+        >>> s = torch.linalg.svdvals(a)
+        >>> round(float(s[0]), 12), round(float(s[0] / s[-1]))
+        (1.0, 1000000)
+    """
+    key = (n, float(cond), dtype, str(torch.device(device)), seed)
+    if key not in _CONDITIONED:
+        for old in [k for k in _CONDITIONED if k[:4] != key[:4]]:
+            del _CONDITIONED[old]
+        gen = torch.Generator(device=device).manual_seed((1 << 32) + seed)  # apart from make_inputs' draws
+
+        def orthogonal() -> torch.Tensor:
+            return torch.linalg.qr(torch.randn(n, n, generator=gen, device=device, dtype=torch.float64))[0]
+
+        u, v = orthogonal(), orthogonal()
+        s = torch.logspace(0.0, -math.log10(cond), n, device=device, dtype=torch.float64)
+        _CONDITIONED[key] = ((u * s) @ v.T).to(TORCH_DTYPES[dtype])
+    return _CONDITIONED[key]
+
+
+def clear_input_cache() -> None:
+    """Drops the cached matrices of ``conditioned_matrix`` (the runner calls it at the end of a run)."""
+    _CONDITIONED.clear()
+
+
+@dataclass(frozen=True)
+class NotedCall:
+    """A callable to time whose first call can also say something about its result.
+
+    ``first()`` returns (result, note): the runner makes it the first call (the one whose result is judged,
+    outside the timing) and writes the note to the row (densela's refinement: iterations, converged or fell
+    back); the timed calls are ``fn``'s.
+    """
+
+    fn: Callable[[], Any]
+    first: Callable[[], tuple[Any, str | None]]
+
+    def __call__(self) -> Any:
+        return self.fn()
 
 
 def transposed_copy(case: Case, a: Any, contiguous: Callable[[Any], Any]) -> Callable[[], Any]:
@@ -161,6 +221,58 @@ def _lu_torch(context: Callable[[], contextlib.AbstractContextManager[None]]) ->
     return build
 
 
+def _solve_torch(
+    context: Callable[[], contextlib.AbstractContextManager[None]],
+    solve_context: Callable[[], contextlib.AbstractContextManager[None]] | None = None,
+) -> Builder:
+    """``torch.linalg.lu_factor`` under ``context``, then ``torch.linalg.lu_solve`` under ``solve_context``
+    (default: ``context`` too), in ``a``'s dtype (``lu_solve`` wants a matrix: a vector ``b`` goes as an
+    n x 1 view and comes back a vector)."""
+    solve_context = solve_context or context
+
+    def build(case: Case, x: Inputs) -> Callable[[], Any]:
+        a, b = x["a"], x["b"]
+        rhs = b if b.ndim == 2 else b[:, None]
+
+        def run() -> Any:
+            with context():
+                lu, piv = torch.linalg.lu_factor(a)
+            with solve_context():
+                solution = torch.linalg.lu_solve(lu, piv, rhs)
+            return solution if b.ndim == 2 else solution[:, 0]
+
+        return run
+
+    return build
+
+
+def _item(value: Any) -> Any:
+    """A Python number from a 0-d tensor or array (densela's ``info`` fields may live on the device)."""
+    return value.item() if hasattr(value, "item") else value
+
+
+def refine_note(mode: str, info: Any) -> str:
+    """One line on a refined solve from ``densela.solve_ex``'s ``info``: its iterations, whether it
+    converged or fell back to a full-precision factorization, and its backward error.
+
+    Example:
+        >>> from types import SimpleNamespace as NS
+        >>> refine_note("fp32", NS(iterations=3, converged=True, fell_back=False, backward_error=1.2e-17))
+        'refine fp32: 3 iterations, converged, backward error 1.2e-17'
+        >>> refine_note("bf16", NS(iterations=30, converged=False, fell_back=True, backward_error=8e-17))
+        'refine bf16: 30 iterations, fell back to a full-precision factorization, backward error 8e-17'
+    """
+    fields = {k: _item(getattr(info, k, None)) for k in ("iterations", "converged", "fell_back", "backward_error")}
+    parts = [f"{fields['iterations']} iterations"] if fields["iterations"] is not None else []
+    if fields["fell_back"]:
+        parts.append("fell back to a full-precision factorization")
+    elif fields["converged"] is not None:
+        parts.append("converged" if fields["converged"] else "not converged")
+    if fields["backward_error"] is not None:
+        parts.append(f"backward error {fields['backward_error']:.2g}")
+    return f"refine {mode}: {', '.join(parts)}"
+
+
 def _densela_ops() -> dict[str, Builder]:
     import densela as dl
 
@@ -176,6 +288,21 @@ def _densela_ops() -> dict[str, Builder]:
     }
     if hasattr(dl, "lu_factor"):
         builders["lu"] = lambda case, x: lambda: dl.lu_factor(x["a"], check_finite=False)
+    if hasattr(dl, "solve"):
+
+        def solve(case: Case, x: Inputs) -> Callable[[], Any]:
+            a, b, mode = x["a"], x["b"], case.precision
+
+            def run() -> Any:
+                return dl.solve(a, b, refine=mode)
+
+            def first() -> tuple[Any, str]:
+                solution, info = dl.solve_ex(a, b, refine=mode)
+                return solution, refine_note(mode, info)
+
+            return run if mode is None or not hasattr(dl, "solve_ex") else NotedCall(run, first)
+
+        builders["solve"] = solve
     return builders
 
 
@@ -226,16 +353,21 @@ def _numpy_ops() -> dict[str, Builder]:
             return lambda: [linalg.lu_factor(m, check_finite=False) for m in a]
         return lambda: linalg.lu_factor(a, check_finite=False)
 
+    def solve(case: Case, x: Inputs) -> Callable[[], Any]:
+        a, b = host(x, "a"), host(x, "b")
+        return lambda: np.linalg.solve(a, b)
+
     return {
         "gemm": gemm,
         "transpose": lambda case, x: transposed_copy(case, host(x, "a"), np.ascontiguousarray),
         "add": add,
         "lu": lu,
+        "solve": solve,
     }
 
 
 def _cpu_seq_ops() -> dict[str, Builder]:
-    return {**_torch_ops(_one_thread), "lu": _lu_torch(_one_thread)}
+    return {**_torch_ops(_one_thread), "lu": _lu_torch(_one_thread), "solve": _solve_torch(_one_thread)}
 
 
 @dataclass(frozen=True)
@@ -247,7 +379,8 @@ class Provider:
     modules it cannot run without. ``needs_gpu``: it cannot run without a CUDA GPU (densela can, in
     Triton's interpreter). ``lu_pivot_base``: 1 where its LU returns LAPACK's 1-based pivots, 0 for
     SciPy's 0-based ones; the accuracy check converts them, outside the timed call. ``ops``: the
-    operations it implements (densela's LU only once ``densela.lu_factor`` exists: ``builder`` says).
+    operations it implements (densela's LU and solve only once ``densela.lu_factor`` and
+    ``densela.solve`` exist: ``builder`` says).
     """
 
     name: str
@@ -257,7 +390,7 @@ class Provider:
     requires: tuple[str, ...] = ()
     needs_gpu: bool = False
     lu_pivot_base: int = 0
-    ops: tuple[str, ...] = ("gemm", "transpose", "add", "lu")
+    ops: tuple[str, ...] = ("gemm", "transpose", "add", "lu", "solve")
 
     def unavailable(self, gpu: bool) -> str | None:
         """Why this provider cannot run here, or None when it can; tries to import each required module."""
@@ -276,15 +409,23 @@ class Provider:
 
 
 def _vendor_lu(name: str, label: str) -> Provider:
-    """torch.linalg.lu_factor with ``name`` as torch's preferred linear-algebra backend."""
+    """torch.linalg.lu_factor (and lu_solve) with ``name`` as torch's preferred linear-algebra backend.
+
+    MAGMA's solve factors with MAGMA and solves the triangular systems with cuSOLVER's getrs: torch's
+    ``lu_solve`` under MAGMA fails with "CUDA error: invalid argument" for one right-hand side at
+    n = 8192 (torch 2.11, cu130, H100; n = 1024, or 4 right-hand sides at 8192, pass). The triangular solves
+    are 2 n^2 of the 2 n^3 / 3 flops.
+    """
+    context = partial(_linalg_library, name)
+    solve = _solve_torch(context, partial(_linalg_library, "cusolver"))
     return Provider(
         name,
-        f"torch.linalg.lu_factor, {label} backend",
+        f"torch.linalg.lu_factor, {label} backend (solve: then lu_solve, cuSOLVER backend)",
         "gpu",
-        cache(lambda: {"lu": _lu_torch(partial(_linalg_library, name))}),
+        cache(lambda: {"lu": _lu_torch(context), "solve": solve}),
         needs_gpu=True,
         lu_pivot_base=1,
-        ops=("lu",),
+        ops=("lu", "solve"),
     )
 
 
@@ -310,7 +451,12 @@ PROVIDERS: dict[str, Provider] = {
             ops=("gemm", "transpose", "add"),
         ),
         *(_vendor_lu(name, label) for name, label in (("cusolver", "cuSOLVER"), ("magma", "MAGMA"))),
-        Provider("numpy", "NumPy/SciPy on the CPU, multithreaded BLAS/LAPACK", "cpu", cache(_numpy_ops)),
+        Provider(
+            "numpy",
+            "NumPy/SciPy on the CPU, multithreaded BLAS/LAPACK (SciPy's lu_factor, NumPy's solve)",
+            "cpu",
+            cache(_numpy_ops),
+        ),
         Provider(
             "cpu-seq", "torch on one CPU thread (sequential baseline)", "cpu", cache(_cpu_seq_ops), lu_pivot_base=1
         ),

@@ -4,9 +4,12 @@
 against its suite's base), then gives each suite a section with one table per operation, dtype, precision
 and layout, in the manner of the studies' "execution times and speedups versus cuBLAS" tables: one line
 per shape, per provider the median time, the rate and its share of the measured ceiling, the speedup,
-the error against the float64 reference and, where measured, the host-device transfers. The figures come
-from ``densela.bench.plots`` when matplotlib is installed. ``format_table`` is the short text summary
-printed after a run.
+the error against the float64 reference (for a solve: the normwise backward error and the residual) and,
+where measured, the host-device transfers. Where a suite names ``best_of`` providers (the LU suites:
+cuSOLVER and MAGMA), each table also gives the fastest of them per case and every other provider's
+speedup against it ("vs best"), and the headline its geometric mean. The figures come from
+``densela.bench.plots`` when matplotlib is installed. ``format_table`` is the short text summary printed
+after a run.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ def write_report(rows: Sequence[Row], out_dir: str | Path, ceilings: dict[str, A
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    rows = _with_speedups(rows)
+    rows = _with_best(_with_speedups(rows))
     csv_path = _write_csv(rows, out / "results.csv")
     try:
         from densela.bench import plots
@@ -137,15 +140,62 @@ def _with_speedups(rows: Sequence[Row]) -> list[Row]:
     return filled
 
 
+def _best_of(r: Row) -> list[str]:
+    return list(r.get("best_of") or ())
+
+
+def best_name(best_of: Sequence[str]) -> str:
+    """How the report names the fastest of ``best_of`` per case.
+
+    Example:
+        >>> best_name(["cusolver", "magma"])
+        'best of cusolver/magma'
+    """
+    return f"best of {'/'.join(best_of)}"
+
+
+def _with_best(rows: Sequence[Row]) -> list[Row]:
+    """Copies of the rows with the comparison against the fastest of their suite's ``best_of`` providers.
+
+    Every row of a case whose ``best_of`` providers have at least one time gets ``best_provider`` and
+    ``best_ms`` (the fastest of them in that case); a timed row of any other provider also ``vs_best``
+    (``best_ms`` / its median: above 1 where it beats them all). Report fields only: rows.jsonl keeps none.
+
+    Example:
+        >>> rows = [{"suite": "s", "op": "lu", "dtype": "float64", "shape": [8], "label": "8x8", "provider": p,
+        ...          "best_of": ["cusolver", "magma"], "status": "ok", "median_ms": ms}
+        ...         for p, ms in (("cusolver", 3.0), ("magma", 2.0), ("densela", 1.0))]
+        >>> [(r["best_provider"], r["best_ms"], r["vs_best"]) for r in _with_best(rows)]
+        [('magma', 2.0, None), ('magma', 2.0, None), ('magma', 2.0, 2.0)]
+    """
+    best: dict[tuple[Any, ...], tuple[float, str]] = {}
+    for r in rows:
+        if r["provider"] in _best_of(r) and _timed(r):
+            key = _case_key(r)
+            best[key] = min(best.get(key, (math.inf, "")), (r["median_ms"], r["provider"]))
+    filled = []
+    for r in rows:
+        ms, provider = best.get(_case_key(r), (None, None)) if _best_of(r) else (None, None)
+        vs = ms / r["median_ms"] if ms and _timed(r) and r["provider"] not in _best_of(r) else None
+        filled.append({**r, "best_provider": provider, "best_ms": ms, "vs_best": vs})
+    return filled
+
+
+def _geomean(values: Sequence[float]) -> tuple[float, float, float, int]:
+    """Geometric mean, min and max of ``values``, and their count."""
+    return math.exp(sum(map(math.log, values)) / len(values)), min(values), max(values), len(values)
+
+
 def _geomean_speedups(rows: Sequence[Row]) -> dict[str, tuple[float, float, float, int]]:
     """Per provider other than the base: geometric mean, min and max of its speedups, and their count."""
     found = _group((r for r in rows if r["provider"] != r["base"] and r.get("speedup")), lambda r: r["provider"])
-    result = {}
-    for provider, group in found.items():
-        values = [r["speedup"] for r in group]
-        geomean = math.exp(sum(map(math.log, values)) / len(values))
-        result[provider] = (geomean, min(values), max(values), len(values))
-    return result
+    return {provider: _geomean([r["speedup"] for r in group]) for provider, group in found.items()}
+
+
+def _geomean_vs_best(rows: Sequence[Row]) -> dict[tuple[str, str], tuple[float, float, float, int]]:
+    """Per (comparison name, provider): the same statistics of the speedups against the best of ``best_of``."""
+    found = _group((r for r in rows if r.get("vs_best")), lambda r: (best_name(_best_of(r)), r["provider"]))
+    return {key: _geomean([r["vs_best"] for r in group]) for key, group in found.items()}
 
 
 def _distinct(rows: Iterable[Row], field: str) -> list[str]:
@@ -239,11 +289,20 @@ def _grid(header: list[str], body: list[list[str]], markdown: bool, left: Contai
 # --- markdown --------------------------------------------------------------------------------------------
 
 
+def _best_cell(r: Row | None) -> str:
+    """The fastest ``best_of`` provider's median and name, from any row of the case."""
+    if not r or r.get("best_ms") is None:
+        return DASH
+    return f"{_sig(r['best_ms'])} {r['best_provider']}"
+
+
 def _group_tables(rows: Sequence[Row]) -> list[str]:
-    """The tables of one group: time, rate and speedup per provider; errors and transfers beside them, or
-    in a second table when more than two providers would make one table too wide."""
-    base, unit = rows[0]["base"], _unit(rows[0]["op"])
+    """The tables of one group: time, rate and speedup per provider (and the best of ``best_of`` with the
+    speedups against it); errors and transfers beside them, or in a second table when more than two
+    providers would make one table too wide."""
+    base, unit, op = rows[0]["base"], _unit(rows[0]["op"]), rows[0]["op"]
     providers = sorted(dict.fromkeys(r["provider"] for r in rows), key=lambda p: p != base)  # base first
+    best_of = next((_best_of(r) for r in rows if _best_of(r)), [])
     Column = tuple[str, str, Callable[[Row | None], str]]
     perf: list[Column] = []
     accuracy: list[Column] = []
@@ -252,11 +311,19 @@ def _group_tables(rows: Sequence[Row]) -> list[str]:
         perf += [(f"{p}{' (base)' if p == base else ''} ms", p, _time_cell), (f"{p} {unit} (% ceil.)", p, _rate_cell)]
         if p != base:
             perf.append((f"{p} speedup", p, lambda r: _value(r, "speedup", _speedup)))
-        accuracy += [(f"{p} max abs(Δ)", p, lambda r: _value(r, "err_max", _sci))]
-        accuracy += [(f"{p} ‖Δ‖₂", p, lambda r: _value(r, "err_l2", _sci))]
+        if op == "solve":
+            accuracy += [(f"{p} backward error", p, lambda r: _value(r, "err_rel", _sci))]
+            accuracy += [(f"{p} max abs(r)", p, lambda r: _value(r, "err_max", _sci))]
+        else:
+            accuracy += [(f"{p} max abs(Δ)", p, lambda r: _value(r, "err_max", _sci))]
+            accuracy += [(f"{p} ‖Δ‖₂", p, lambda r: _value(r, "err_l2", _sci))]
         if p in transfers:
             accuracy.append((f"{p} h2d / d2h ms", p, _transfer_cell))
+    if best_of and any(r.get("best_ms") is not None for r in rows):
+        perf.append((f"{best_name(best_of)} ms", "", _best_cell))
+        perf += [(f"{p} vs best", p, lambda r: _value(r, "vs_best", _speedup)) for p in providers if p not in best_of]
     by_case = {(r["label"], r["provider"]): r for r in rows}
+    by_case.update({(r["label"], ""): r for r in rows if r.get("best_ms") is not None})  # any row of the case
     labels = list(dict.fromkeys(r["label"] for r in rows))
     out = []
     for columns in [perf + accuracy] if len(providers) <= 2 else [perf, accuracy]:
@@ -273,12 +340,24 @@ def _suite_section(suite: str, rows: Sequence[Row], names: dict[GroupKey, list[s
         lines += [f"{SUITES[suite].description.rstrip('.')}. Source: {SUITES[suite].source}.", ""]
     base, ops = rows[0]["base"], ", ".join(_distinct(rows, "op"))
     lines += [f"Operations: {ops}. Speedups are against **{base}** (its median time / the provider's).", ""]
+    best_of = next((_best_of(r) for r in rows if _best_of(r)), [])
+    if best_of:
+        lines += [
+            f"*{best_name(best_of)}*: the faster of {' and '.join(best_of)} in each case; *vs best*: its median "
+            "time / the provider's (above 1: faster than each of them).",
+            "",
+        ]
     for key, group in _group(rows, _group_key).items():
         lines += [f"### {' · '.join(names[key])}", "", *_group_tables(group)]
         lines += [" ".join(f"![{p.stem}]({p.name})" for p in figures.get(key, [])), ""] if key in figures else []
     footnotes = [NOISY_NOTE] if any(r.get("noisy") for r in rows) else []
     footnotes += [INTERP_NOTE] if any(r.get("timer") == "interpreter" for r in rows) else []
     lines += [*footnotes, ""] if footnotes else []
+    said = [r for r in rows if r["status"] == "ok" and r.get("timer") != "interpreter" and r.get("note")]
+    if said:
+        lines += ["Notes:", ""]
+        lines += [f"- {r['provider']}, {' · '.join(names[_group_key(r)])}, {r['label']}: {r['note']}" for r in said]
+        lines.append("")
     missing = [r for r in rows if r["status"] != "ok"]
     if missing:
         lines += ["Not measured:", ""]
@@ -312,10 +391,15 @@ def _context(rows: Sequence[Row]) -> list[str]:
 
 
 def _headline(rows: Sequence[Row]) -> list[str]:
+    """Per suite and provider the geometric-mean speedup against the base, then against the best of the
+    suite's ``best_of`` where it has them."""
     body = [
-        [suite, group[0]["base"], provider, _speedup(g), f"{_speedup(lo)} to {_speedup(hi)}", str(n)]
+        [suite, against, provider, _speedup(g), f"{_speedup(lo)} to {_speedup(hi)}", str(n)]
         for suite, group in _group(rows, lambda r: r["suite"]).items()
-        for provider, (g, lo, hi, n) in _geomean_speedups(group).items()
+        for (against, provider), (g, lo, hi, n) in [
+            *(((group[0]["base"], p), stats) for p, stats in _geomean_speedups(group).items()),
+            *_geomean_vs_best(group).items(),
+        ]
     ]
     header = ["suite", "base", "provider", "geo-mean speedup", "range", "cases"]
     return ["## Headline", "", _grid(header, body, markdown=True, left={0, 1, 2}), ""] if body else []
@@ -326,7 +410,8 @@ def _markdown(rows: Sequence[Row], names: dict, figures: dict, plots_available: 
     lines += [
         "Times are medians in ms ± half the p20-p80 range (in % of the median); rates are TFLOP/s, or GB/s "
         f"for the memory-bound operations ({', '.join(MEMORY_BOUND_OPS)}), with their percentage of the measured "
-        "ceiling; errors are the max-norm and L2 norm of the difference from a float64 reference.",
+        "ceiling; errors are the max-norm and L2 norm of the difference from a float64 reference (for a solve, "
+        "the normwise backward error ‖b - A x‖ / (‖A‖ ‖x‖ + ‖b‖) in the infinity norm and the largest residual).",
         "",
     ]
     if "roofline" in figures:
@@ -342,8 +427,13 @@ def _markdown(rows: Sequence[Row], names: dict, figures: dict, plots_available: 
 
 
 def _write_csv(rows: Sequence[Row], path: Path) -> Path:
-    """Every field of ``FIELDS``; the shape as '4096x4096', the versions as JSON, None as empty."""
-    text = {"shape": lambda v: "x".join(map(str, v)), "versions": lambda v: json.dumps(v, sort_keys=True)}
+    """Every field of ``FIELDS``; the shape as '4096x4096', best_of as 'cusolver/magma', the versions as JSON,
+    None as empty."""
+    text = {
+        "shape": lambda v: "x".join(map(str, v)),
+        "best_of": "/".join,
+        "versions": lambda v: json.dumps(v, sort_keys=True),
+    }
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(FIELDS)

@@ -1,8 +1,10 @@
 """The result row: one measurement of one provider on one case, as written to JSON lines.
 
 Fields (None where not applicable):
-- what: ``suite``, ``op``, ``provider``, ``base`` (the suite's base provider), ``shape`` (list),
-  ``label`` (shape as the studies write it), ``size``, ``dtype``, ``precision``, ``layout``;
+- what: ``suite``, ``op``, ``provider``, ``base`` (the suite's base provider), ``best_of`` (list: the
+  providers whose fastest time per case the report compares the others with, or None), ``shape`` (list),
+  ``label`` (shape as the studies write it), ``size``, ``dtype``, ``precision`` (gemm: the float32 mode;
+  solve: the refinement's lower precision), ``layout``;
 - time: ``median_ms``, ``p20_ms``, ``p80_ms``, ``reps`` (timed repetitions), ``spread`` ((p80 - p20) /
   median), ``noisy`` (spread above the target after the time limit), ``timer`` ("cuda-events" for GPU
   work, "wall" for CPU work, "interpreter" where Triton's interpreter ran and the time means nothing);
@@ -10,9 +12,11 @@ Fields (None where not applicable):
   measured ceiling: copy bandwidth for memory-bound ops, the vendor GEMM peak of the precision
   otherwise), ``ceiling`` (its value and unit as text), ``speedup`` (base median / this median);
 - accuracy against a float64 reference: ``err_max`` (max-norm of the difference), ``err_l2`` (L2 norm of
-  the difference), ``err_rel`` (L2 difference / L2 norm of the reference);
+  the difference), ``err_rel`` (L2 difference / L2 norm of the reference); for a solve, the difference is
+  the residual b - A x and ``err_rel`` the normwise backward error (infinity norm);
 - transfers: ``h2d_ms``, ``d2h_ms`` (host-to-device copy of the inputs, device-to-host of the result);
-- outcome: ``status`` ("ok", "failed", "skipped"), ``note`` (the error or skip reason);
+- outcome: ``status`` ("ok", "failed", "skipped"), ``note`` (the error or skip reason; on an ok row what
+  the provider said of its result, as densela's refinement: iterations, converged or fell back);
 - context: ``gpu``, ``driver``, ``cuda``, ``versions`` (dict: python, densela, torch, triton, numpy,
   cupy), ``git_commit``, ``date`` (when the row was measured: ISO 8601, UTC), ``host``.
 """
@@ -26,7 +30,7 @@ from typing import Any
 Row = dict[str, Any]
 
 FIELDS = (
-    "suite", "op", "provider", "base", "shape", "label", "size", "dtype", "precision", "layout",
+    "suite", "op", "provider", "base", "best_of", "shape", "label", "size", "dtype", "precision", "layout",
     "median_ms", "p20_ms", "p80_ms", "reps", "spread", "noisy", "timer",
     "flops", "bytes", "tflops", "gbps", "pct_ceiling", "ceiling", "speedup",
     "err_max", "err_l2", "err_rel", "h2d_ms", "d2h_ms", "status", "note",

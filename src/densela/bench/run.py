@@ -1,11 +1,12 @@
 """The benchmark runner: every case of every suite, every provider, one row each, written as it comes.
 
 For each case the runner makes random inputs once, runs the base provider first, then the others; each
-provider's first call (compilation, warm-up) also gives the result judged against a float64 reference;
-then it is timed. A provider that cannot run here (a missing library, no GPU) gives a "skipped" row per
-case without being loaded; a failing provider gives a "failed" row and the run goes on; Ctrl-C stops the
-run and keeps every row written so far. Without a GPU, densela runs in Triton's interpreter on small
-shapes (correctness only, no timing) and the CPU providers are timed as usual.
+provider's first call (compilation, warm-up) also gives the result judged against a float64 reference
+(for a solve: the residual and the normwise backward error); then it is timed. A provider that cannot run
+here (a missing library, no GPU) gives a "skipped" row per case without being loaded; a failing provider
+gives a "failed" row and the run goes on; Ctrl-C stops the run and keeps every row written so far. Without
+a GPU, densela runs in Triton's interpreter on small shapes (correctness only, no timing) and the CPU
+providers are timed as usual.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import torch
 from densela import _arrays
 from densela._env import environment, git_commit
 from densela.bench import roofline
-from densela.bench.providers import PROVIDERS, Inputs, make_inputs
+from densela.bench.providers import PROVIDERS, Inputs, NotedCall, clear_input_cache, make_inputs
 from densela.bench.rows import Row, append_row
 from densela.bench.suites import Case, Suite, suite_for_interpreter
 from densela.bench.timing import Timing, time_cpu, time_gpu, time_transfers
@@ -102,13 +103,41 @@ def _lu_difference(a: torch.Tensor, result: Any, pivot_base: int) -> tuple[torch
     return pa - lower @ torch.triu(lu), a64
 
 
+def solve_residual(a: torch.Tensor, b: torch.Tensor, solution: Any) -> tuple[float, float, float]:
+    """(max abs, L2 norm) of the residual r = b - A x in float64, and the normwise backward error
+    ||r|| / (||A|| ||x|| + ||b||) in the infinity norm (the largest over the columns of several
+    right-hand sides): how much A and b must change for x to solve the system exactly.
+
+    Example:
+        >>> a = torch.tensor([[2.0, 0.0], [0.0, 4.0]], dtype=torch.float64)
+        >>> b = torch.tensor([1.0, 1.0], dtype=torch.float64)
+        >>> solve_residual(a, b, torch.tensor([0.5, 0.25], dtype=torch.float64))
+        (0.0, 0.0, 0.0)
+        >>> solve_residual(a, b, torch.tensor([0.5, 0.5], dtype=torch.float64))  # r = (0, -1): 1 / (4 * 0.5 + 1)
+        (1.0, 1.0, 0.3333333333333333)
+    """
+    a64, b64 = a.to(torch.float64), b.to(torch.float64)
+    x64 = _f64(solution, a.device).reshape(b64.shape)
+    columns = (lambda t: t[:, None]) if b64.ndim == 1 else (lambda t: t)
+    r = columns(b64) - a64 @ columns(x64)
+    norm_a = float(a64.abs().sum(dim=1).max()) if a64.numel() else 0.0
+    scale = norm_a * columns(x64).abs().amax(dim=0) + columns(b64).abs().amax(dim=0)
+    r_inf = r.abs().amax(dim=0) if r.numel() else torch.zeros(1, dtype=torch.float64)
+    backward = torch.where(scale > 0, r_inf / scale, r_inf)
+    return float(r_inf.max()), float(r.norm()), float(backward.max())
+
+
 def accuracy(case: Case, x: Inputs, result: Any, pivot_base: int = 0) -> tuple[float, float, float]:
     """(max-norm, L2 norm, relative L2) of the difference from the float64 reference.
 
     gemm, transpose and add compare with the exact operation computed in float64; LU with the
-    factored matrix, as ``P A - L U``, its pivots counting rows from ``pivot_base``.
+    factored matrix, as ``P A - L U``, its pivots counting rows from ``pivot_base``; solve has no
+    reference solution: its difference is the residual ``b - A x`` and its relative error the normwise
+    backward error (``solve_residual``).
     """
     a = x["a"]
+    if case.op == "solve":
+        return solve_residual(a, x["b"], result)
     if case.op == "lu":
         diff, ref = _lu_difference(a, result, pivot_base)
     else:
@@ -158,6 +187,7 @@ def _what(suite: Suite, case: Case, provider: str) -> Row:
         "op": case.op,
         "provider": provider,
         "base": suite.base_for(case),
+        "best_of": list(suite.best_of) or None,
         "shape": list(case.shape),
         "label": case.label,
         "size": case.size,
@@ -187,11 +217,13 @@ def measure(
         assert builder is not None
         on_host = entry.where == "cpu"
         fns = [builder(case, {k: v.cpu() for k, v in x.items()} if on_host else x) for x in sets]
-        result = fns[0]()
+        result, said = fns[0].first() if isinstance(fns[0], NotedCall) else (fns[0](), None)
         err_max, err_l2, err_rel = accuracy(case, sets[0], result, entry.lu_pivot_base)
         row.update(err_max=err_max, err_l2=err_l2, err_rel=err_rel)
         if provider == "densela" and not gpu:
-            return dict(row, status="ok", timer="interpreter", note="Triton interpreter: correctness only")
+            note = "; ".join(filter(None, ("Triton interpreter: correctness only", said)))
+            return dict(row, status="ok", timer="interpreter", note=note)
+        row["note"] = said
         timer = time_cpu if on_host else time_gpu
         timing = timer(_cycle(fns), max_seconds=max_seconds)
         row.update(
@@ -214,7 +246,8 @@ def measure(
     except Exception as e:  # a failing provider must not stop the run: its row says what happened
         if gpu:
             torch.cuda.empty_cache()
-        return dict(row, status="failed", note=f"{type(e).__name__}: {e}")
+        first_line = str(e).strip().split("\n", 1)[0]  # CUDA errors add paragraphs of debugging advice
+        return dict(row, status="failed", note=f"{type(e).__name__}: {first_line}")
 
 
 def _work(
@@ -316,6 +349,7 @@ def run_suites(
     except KeyboardInterrupt:
         print(f"\ninterrupted: keeping the {len(rows)} rows measured so far", flush=True)
     finally:
+        clear_input_cache()
         if bar is not None:
             bar.close()
     elapsed = time.perf_counter() - started

@@ -7,11 +7,32 @@ suite's name to it; ``densela bench --list`` prints them.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
-OPS = ("gemm", "transpose", "add", "lu")
+OPS = ("gemm", "transpose", "add", "lu", "solve")
 MEMORY_BOUND_OPS = ("transpose", "add")
 """The operations judged by bandwidth (GB/s); the others by FLOP/s."""
+REFINE_MODES = ("fp32", "tf32", "bf16")
+"""The lower precisions a float64 ``solve`` may factor in and refine from (``densela.solve``'s ``refine``)."""
+
+
+def lu_flops(m: int, n: int) -> float:
+    """Floating-point operations of an m x n LU factorization: m n^2 - n^3 / 3 for m >= n (2 n^3 / 3 when
+    square), and m^2 n - m^3 / 3 when m < n; lower-order terms left out, as the studies count.
+
+    Example:
+        >>> lu_flops(3, 3), lu_flops(6, 3), lu_flops(3, 6)
+        (18.0, 45.0, 45.0)
+    """
+    big, small = max(m, n), min(m, n)
+    return float(big * small**2 - small**3 / 3.0)
+
+
+def _short(x: float) -> str:
+    """A power of ten as '1e6', anything else as ``%g`` writes it."""
+    exponent = round(math.log10(x)) if x > 0 else 0
+    return f"1e{exponent}" if x > 0 and 10.0**exponent == x else f"{x:g}"
 
 
 @dataclass(frozen=True)
@@ -24,10 +45,18 @@ class Case:
         ('100x20 * 20x60', 240000.0, 36800.0)
 
     ``shape``: gemm (m, n, k) for an m x k times k x n product; transpose and add (m, n); lu (n,) for one
-    n x n matrix or (batch, n) for a batch. ``precision`` is the float32 mode of gemm ("ieee", "tf32",
-    "tf32x3"), None otherwise. ``layout``: "row", or for gemm "nn"/"nt"/"tn"/"tt" (which operands are
-    supplied transposed), for add "row+col" (second operand transposed), for transpose "col".
-    ``transfers``: also time the host-to-device and device-to-host copies of the data.
+    n x n matrix or (batch, n) for a batch; solve (n,) for A x = b with one vector b, (n, nrhs) for nrhs
+    right-hand sides. ``precision`` is the float32 mode of gemm ("ieee", "tf32", "tf32x3"), for solve the
+    precision it factors in and refines from (``REFINE_MODES``; None: the dtype's own), None otherwise.
+    ``layout``: "row", or for gemm "nn"/"nt"/"tn"/"tt" (which operands are supplied transposed), for add
+    "row+col" (second operand transposed), for transpose "col". ``transfers``: also time the
+    host-to-device and device-to-host copies of the data. ``cond``: for solve, the 2-norm condition number
+    of A (singular values geometric from 1 to 1 / cond); None: a random normal A.
+
+    Example:
+        >>> solve = Case("solve", (8192,), "float64", "fp32", cond=1e6)
+        >>> solve.label, f"{solve.flops:.6g}", solve.nrhs
+        ('8192x8192, cond 1e6', '3.66638e+11', 1)
     """
 
     op: str
@@ -36,13 +65,20 @@ class Case:
     precision: str | None = None
     layout: str = "row"
     transfers: bool = False
+    cond: float | None = None
 
     @property
     def label(self) -> str:
-        """The shape as the studies write it: '100x50 * 50x100' for a product, '1000x500' otherwise."""
+        """The shape as the studies write it: '100x50 * 50x100' for a product, '8 x 64x64' for a batch of
+        LUs, '4096x4096, 16 rhs, cond 1e6' for a solve, '1000x500' otherwise."""
         if self.op == "gemm":
             m, n, k = self.shape
             return f"{m}x{k} * {k}x{n}"
+        if self.op == "solve":
+            n = self.shape[0]
+            parts = [f"{n}x{n}", *([f"{self.nrhs} rhs"] if len(self.shape) == 2 else [])]
+            parts += [f"cond {_short(self.cond)}"] if self.cond is not None else []
+            return ", ".join(parts)
         if self.op == "lu" and len(self.shape) == 2:
             return f"{self.shape[0]} x {self.shape[1]}x{self.shape[1]}"
         if self.op == "lu":
@@ -55,18 +91,28 @@ class Case:
         return max(self.shape)
 
     @property
+    def nrhs(self) -> int:
+        """The number of right-hand sides of a solve (1 for a vector)."""
+        return self.shape[1] if self.op == "solve" and len(self.shape) == 2 else 1
+
+    @property
     def itemsize(self) -> int:
         return {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}[self.dtype]
 
     @property
     def flops(self) -> float:
-        """Floating-point operations: 2mnk for gemm, 2n^3/3 per LU, one per element scaled or added."""
+        """Floating-point operations: 2mnk for gemm, 2n^3/3 per LU (``lu_flops``), 2n^3/3 + 2n^2 nrhs for a
+        solve (the LU and two triangular solves, counted so whatever precision it factors in), one per
+        element scaled or added."""
         if self.op == "gemm":
             m, n, k = self.shape
             return 2.0 * m * n * k
         if self.op == "lu":
             batch, n = (1, self.shape[0]) if len(self.shape) == 1 else self.shape
-            return batch * 2.0 * n**3 / 3.0
+            return batch * lu_flops(n, n)
+        if self.op == "solve":
+            n = self.shape[0]
+            return lu_flops(n, n) + 2.0 * n * n * self.nrhs
         m, n = self.shape
         return 3.0 * m * n if self.op == "add" else 0.0
 
@@ -80,6 +126,9 @@ class Case:
         if self.op == "lu":
             batch, n = (1, self.shape[0]) if len(self.shape) == 1 else self.shape
             return float(2 * s * batch * n * n)
+        if self.op == "solve":  # A and b read, x written
+            n = self.shape[0]
+            return float(s * (n * n + 2 * n * self.nrhs))
         m, n = self.shape
         return float((2 if self.op == "transpose" else 3) * s * m * n)
 
@@ -100,7 +149,9 @@ class Suite:
 
     ``limits``: (provider, n) pairs: that provider runs only the cases whose ``size`` is at most n (a
     single-threaded CPU baseline that would take minutes on the large sizes). ``op_bases``: (op, provider)
-    pairs overriding ``base`` for the cases of that op, in a suite that mixes operations.
+    pairs overriding ``base`` for the cases of that op, in a suite that mixes operations. ``best_of``: the
+    providers whose fastest time per case is a second comparison besides the base: the report gives each
+    other provider's speedup against the fastest of them ("vs best"), case by case.
     """
 
     name: str
@@ -111,6 +162,7 @@ class Suite:
     base: str
     limits: tuple[tuple[str, int], ...] = ()
     op_bases: tuple[tuple[str, str], ...] = ()
+    best_of: tuple[str, ...] = ()
 
     def runs(self, provider: str, case: Case) -> bool:
         """Whether the suite measures ``provider`` on ``case``: it is one of the suite's providers and the
@@ -212,6 +264,16 @@ _THIN = [
     (16, 16, 16384),
 ]
 
+# Issue 6 (LU in the lab): square LU up to n = 16384 (cuSOLVER takes ~0.15 s per float64 call there, the
+# MAGMA path ~0.35 s; the timing loop times such calls one by one, timing.time_gpu), batches of small LUs,
+# and float64 solves refined from a lower-precision LU on matrices of known condition number.
+_VENDOR_LU = ("cusolver", "magma")
+_LU_LARGE_N = [1000, 2048, 4096, 8192, 16384]
+_LU_BATCHES = (1000, 10000)
+_LU_BATCHED_N = [8, 16, 32, 64, 128]
+_REFINE_N = (8192, 16384)
+_REFINE_CONDS = (1e2, 1e6)
+
 _MEMORY_TRANSPOSE = [(8192, 4096), (32768, 1024), (1024, 32768), (100000, 100), (100, 100000), (4096, 4096)]
 _MEMORY_ADD = [(8192, 4096), (4096, 4096), (100000, 100)]
 
@@ -292,6 +354,50 @@ _SUITES = [
         limits=_CPU_SEQ_LIMITS,
     ),
     Suite(
+        name="lu-large",
+        description=(
+            "Square LU with partial pivoting, n = 1000 .. 16384, float64 and float32, on the GPU only (no "
+            "transfers, no CPU baseline); also against the faster of cuSOLVER and MAGMA per case"
+        ),
+        source="densela (issue 6)",
+        cases=_cases("lu", [(n,) for n in _LU_LARGE_N], ("float64", "float32")),
+        providers=("densela", *_VENDOR_LU),
+        base="cusolver",
+        best_of=_VENDOR_LU,
+    ),
+    Suite(
+        name="lu-batched",
+        description=(
+            "Batched LU: 1000 and 10000 matrices of n = 8 .. 128, float64 and float32; against torch's "
+            "cuSOLVER-preferred path (cuBLAS getrfBatched) and, per case, the faster of it and MAGMA's batched LU"
+        ),
+        source="densela (issue 6)",
+        cases=tuple(
+            Case("lu", (batch, n), d) for d in ("float64", "float32") for batch in _LU_BATCHES for n in _LU_BATCHED_N
+        ),
+        providers=("densela", *_VENDOR_LU),
+        base="cusolver",
+        best_of=_VENDOR_LU,
+    ),
+    Suite(
+        name="lu-refine",
+        description=(
+            "float64 solve A x = b (one right-hand side), n = 8192 and 16384, cond(A) = 1e2 and 1e6: densela "
+            "factoring in float64 (no precision) or in fp32, tf32 or bf16 and refining to float64 accuracy, "
+            "against torch.linalg.lu_factor + lu_solve in float64; accuracy is the normwise backward error"
+        ),
+        source="densela (issue 6)",
+        cases=tuple(
+            Case("solve", (n,), "float64", mode, cond=cond)
+            for n in _REFINE_N
+            for cond in _REFINE_CONDS
+            for mode in (None, *REFINE_MODES)  # adjacent, so that the inputs of one (n, cond) are made once
+        ),
+        providers=("densela", *_VENDOR_LU),
+        base="cusolver",
+        best_of=_VENDOR_LU,
+    ),
+    Suite(
         name="nonsquare-k",
         description=(
             "C = A (n x k) B (k x n) with k << n: (n, k) = (4096, 32) .. (20480, 128), then k = 32 .. 128 at "
@@ -352,7 +458,8 @@ _SUITES = [
         name="quick",
         description=(
             "A few shapes of every operation: GEMM in every dtype and float32 mode, transposition, addition "
-            "(also with a transposed operand), LU; under 2 minutes on an H100/H200 including compilation"
+            "(also with a transposed operand), LU (two single matrices and one batch), a float64 solve refined "
+            "from float32; under 2 minutes on an H100/H200 including compilation"
         ),
         source="densela",
         cases=(
@@ -363,18 +470,33 @@ _SUITES = [
             Case("add", (4096, 4096), "float32", layout="row+col"),
             Case("lu", (1000,), "float64"),
             Case("lu", (4096,), "float64"),
+            Case("lu", (10000, 32), "float64"),
+            Case("solve", (4096,), "float64", "fp32", cond=1e2),
         ),
         providers=("densela", "cublas", "cusolver", "magma", "numpy"),
         base="cublas",
-        op_bases=(("lu", "cusolver"),),
+        op_bases=(("lu", "cusolver"), ("solve", "cusolver")),
         limits=(("numpy", 1024),),  # the CPU for scale, on the smaller shapes only
     ),
 ]
 SUITES: dict[str, Suite] = {s.name: s for s in _SUITES}
 
 
-def suite_for_interpreter(suite: Suite, cap: int = 64) -> Suite:
-    """The suite with every dimension capped at ``cap`` and the duplicate cases this makes dropped: for runs
-    in Triton's interpreter on the CPU, where only correctness means anything."""
-    cases = {replace(c, shape=tuple(min(d, cap) for d in c.shape)): None for c in suite.cases}
+def interpreter_shape(case: Case, cap: int = 64, batch_cap: int = 8) -> tuple[int, ...]:
+    """``case.shape`` with every dimension capped at ``cap``, and the batch of a batched LU at ``batch_cap``.
+
+    Example:
+        >>> interpreter_shape(Case("lu", (10000, 128), "float64")), interpreter_shape(Case("lu", (4096,), "float32"))
+        ((8, 64), (64,))
+    """
+    if case.op == "lu" and len(case.shape) == 2:
+        batch, n = case.shape
+        return (min(batch, batch_cap), min(n, cap))
+    return tuple(min(d, cap) for d in case.shape)
+
+
+def suite_for_interpreter(suite: Suite, cap: int = 64, batch_cap: int = 8) -> Suite:
+    """The suite with its shapes capped (``interpreter_shape``) and the duplicate cases this makes dropped:
+    for runs in Triton's interpreter on the CPU, where only correctness means anything."""
+    cases = {replace(c, shape=interpreter_shape(c, cap, batch_cap)): None for c in suite.cases}
     return replace(suite, cases=tuple(cases))
