@@ -536,8 +536,8 @@ def _refined(call: Call, a: torch.Tensor, x: torch.Tensor, refine: str) -> Solve
     """Overwrites ``x`` (n x k, holding b) with A^-1 b: float32 factors, then GMRES-IR in float64.
 
     A is scaled by a power of two into float32's range; each step solves the correction equation
-    A d = r with GMRES preconditioned by the float32 factors (to a relative residual of 1e-8 or KRYLOV
-    iterations). Steps go on while the residual at least halves, until ``||r||_inf <= eps ||A||_inf
+    A d = r with GMRES preconditioned by the float32 factors, applied in float64 (to a relative residual of
+    1e-8 or KRYLOV iterations). Steps go on while the residual at least halves, until ``||r||_inf <= eps ||A||_inf
     ||x||_inf``; the solution is accepted when its residual passes LAPACK dsgesv's test, ``||r||_inf <=
     sqrt(n) eps ||A||_inf ||x||_inf``, else ``solve`` falls back to a float64 factorization.
     """
@@ -552,16 +552,17 @@ def _refined(call: Call, a: torch.Tensor, x: torch.Tensor, refine: str) -> Solve
     steps, converged = 0, False
     if _first_singular(info) is None and bool(torch.isfinite(low).all()):
         graphs = Graphs(limit=1)
+        factors = lu.to(torch.float64)  # the preconditioner is applied in float64 (Carson and Higham)
 
         def solve_low(w: torch.Tensor) -> None:
             with call.guard():
-                _solve_factored(call, lu, piv, w, 0)
+                _solve_factored(call, factors, piv, w, 0)
 
         def precondition(v: torch.Tensor) -> torch.Tensor:
             size = float(v.abs().max())
             if size == 0 or not math.isfinite(size):
                 return torch.zeros_like(v)
-            w = (v / size).to(torch.float32)
+            w = v / size
             entry = graphs.get("solve", lambda: w.new_empty((1, n, 1)), solve_low) if v.is_cuda else None
             if entry is None:
                 buffer = _batched(w.unsqueeze(-1).contiguous())
@@ -570,7 +571,7 @@ def _refined(call: Call, a: torch.Tensor, x: torch.Tensor, refine: str) -> Solve
                 buffer, replay = entry
                 buffer[0, :, 0].copy_(w)
                 replay()
-            return buffer[0, :, 0].to(torch.float64) * (size * scale)
+            return buffer[0, :, 0] * (size * scale)
 
         for col in range(x.shape[1]):
             xc = precondition(b[:, col])
