@@ -30,7 +30,7 @@ _SOLVE = Launcher(triangular_solve_kernel)
 LU_DTYPES = (torch.float32, torch.float64)
 REFINE_MODES = {"fp32": "ieee", "tf32": "tf32", "bf16": "bf16"}
 """Refinement modes of ``solve``: the arithmetic of its float32 factorization's block updates (FP32 FMA, TF32
-tensor cores, or BF16 tensor cores on operands rounded to bfloat16, with float32 accumulation)."""
+tensor cores, or operands rounded to bfloat16 multiplied on TF32 tensor cores, float32 accumulation)."""
 
 BLOCKS = (128, 32)
 """Column-block widths of the recursive blocked factorization, widest first; the last is the panel kernel's."""
@@ -414,7 +414,10 @@ def _product(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor, beta: float, p
     if out.stride(-2) == 1 and out.stride(-1) != 1:
         x, y, out = y.mT, x.mT, out.mT
     if precision == "bf16":
-        x, y = x.to(torch.bfloat16), y.to(torch.bfloat16)
+        # operands rounded to bfloat16, multiplied exactly on TF32 tensor cores with float32 accumulation (a
+        # bfloat16-input GEMM writing float32 exceeded the TMA kernel's shared memory at n = 16384)
+        x, y = x.to(torch.bfloat16).to(x.dtype), y.to(torch.bfloat16).to(y.dtype)
+        precision = "tf32"
     precision = precision if x.dtype == torch.float32 else "ieee"
     launch_gemm(x, y, out if beta else None, out, -1.0 if beta else 1.0, beta, precision)
 
@@ -478,7 +481,7 @@ def _solve_factored(call: Call, lu: torch.Tensor, piv: torch.Tensor, x: torch.Te
 
 MAX_REFINEMENTS = 12
 """Outer refinement steps (float64 residuals) before ``solve`` falls back to a float64 factorization."""
-KRYLOV = 40
+KRYLOV = 100
 """GMRES iterations per refinement step at most."""
 
 
