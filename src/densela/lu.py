@@ -338,7 +338,9 @@ def _factor_columns(work: _Work, col0: int, width: int, blocks: tuple[int, ...])
         _launch_swaps(a[:, :, col0:end], work.piv, k, w, k - col0, k + w - col0)
         if k + w < end:
             u12 = a[:, k : k + w, k + w : end]
-            _solve_block_row(a[:, k : k + w, k : k + w], u12, work.precision)
+            # in full float32 whatever the update precision: L11^-1 may be large, and TF32 rounding of it and
+            # of A12 cost the TF32 factorization most of its accuracy (refinement at cond 1e6 stalled)
+            _solve_block_row(a[:, k : k + w, k : k + w], u12, "ieee")
             if k + w < m:
                 _update(a[:, k + w :, k : k + w], u12, a[:, k + w :, k + w : end], work.precision)
 
