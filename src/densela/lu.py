@@ -18,7 +18,7 @@ import torch
 
 from densela import _errors
 from densela._arrays import INTERPRET, Call, _wrap, prepare
-from densela._launch import GRAPHS, Graphs, Launcher, cdiv
+from densela._launch import GRAPHS, Launcher, cdiv
 from densela.gemm import launch_gemm
 from densela.kernels.lu import lu_panel_kernel, swap_rows_kernel, triangular_solve_kernel
 from densela.tuning import multiprocessors
@@ -556,27 +556,36 @@ def _refined(call: Call, a: torch.Tensor, x: torch.Tensor, refine: str) -> Solve
     norm_a = float(a.abs().sum(1).max())
     steps, converged = 0, False
     if _first_singular(info) is None and bool(torch.isfinite(low).all()):
-        graphs = Graphs(limit=1)
         factors = lu.to(torch.float64)  # the preconditioner is applied in float64 (Carson and Higham)
+        loaded: list[Any] = []
 
-        def solve_low(w: torch.Tensor) -> None:
+        def solve_low(buffers: tuple[torch.Tensor, torch.Tensor, torch.Tensor]) -> None:
             with call.guard():
-                _solve_factored(call, factors, piv, w, 0)
+                _solve_factored(call, *buffers, 0)
+
+        def make() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+            return torch.empty_like(factors), torch.empty_like(piv), factors.new_empty((1, n, 1))
 
         def precondition(v: torch.Tensor) -> torch.Tensor:
             size = float(v.abs().max())
             if size == 0 or not math.isfinite(size):
                 return torch.zeros_like(v)
             w = v / size
-            entry = graphs.get("solve", lambda: w.new_empty((1, n, 1)), solve_low) if v.is_cuda else None
-            if entry is None:
-                buffer = _batched(w.unsqueeze(-1).contiguous())
-                solve_low(buffer)
+            if not loaded and v.is_cuda:
+                # the solves of one size replay as a CUDA graph on static copies of the factors
+                entry = GRAPHS.get(("refine", n, v.device), make, solve_low)
+                if entry is not None:
+                    entry[0][0].copy_(factors)
+                    entry[0][1].copy_(piv)
+                    loaded.append(entry)
+            if not loaded:
+                buffers = (factors, piv, _batched(w.unsqueeze(-1).contiguous()))
+                solve_low(buffers)
             else:
-                buffer, replay = entry
-                buffer[0, :, 0].copy_(w)
+                buffers, replay = loaded[0]
+                buffers[2][0, :, 0].copy_(w)
                 replay()
-            return buffer[0, :, 0] * (size * scale)
+            return buffers[2][0, :, 0] * (size * scale)
 
         for col in range(x.shape[1]):
             xc = precondition(b[:, col])
