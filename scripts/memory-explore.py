@@ -152,24 +152,9 @@ def rect(copy: float) -> None:
 
         t = ms(again)
         nbytes = 2 * x.numel() * x.element_size()
-        cfg = TR.tile_config(x.element_size())
-        block = min(cfg.block_m, cfg.block_n, TR.SQUARE_BLOCK, max(16, triton.next_power_of_2(plan.t)))
-        tiles = -(-plan.t // block)
         words = TR._as_words(TR._memory(state["x"]), scaled=False)[0].reshape(-1)
-        t_blocks = ms(
-            lambda: TR._BLOCKS(
-                (plan.a * plan.b * (tiles * (tiles + 1) // 2),),
-                words,
-                plan.t,
-                plan.b,
-                shape[1],
-                1,
-                INDEX_64=False,
-                VEC=1,
-                BLOCK=block,
-                num_warps=cfg.num_warps,
-            )
-        )
+        blocks = (words, 1, plan.t, plan.a * plan.b, plan.b, (shape[1], 1), x.element_size())
+        t_blocks = ms(lambda: TR.launch_square_blocks(*blocks))
         record(group="rect", shape=list(shape), dtype=str(dtype), exact=exact, pct=nbytes / t / 1e6 / copy * 100, ms=t,
                gcd=plan.t, starts=len(plan.starts), marked=plan.marked, plan_s=plan_s, extra_bytes=extra,
                workspace=dl.transpose_.workspace_bytes(shape, dtype), blocks_ms=t_blocks)  # fmt: skip

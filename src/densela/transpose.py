@@ -286,14 +286,22 @@ def launch_transpose(a: torch.Tensor, out: torch.Tensor, alpha: float, lo: torch
 def launch_transpose_square(a: torch.Tensor) -> None:
     """Launches the in-place transpose of the square, contiguous ``a`` (any item size), on a checked tensor."""
     words, vec = _as_words(a, scaled=False)
-    n = a.shape[0]
-    cfg = tile_config(a.element_size())
-    block = min(cfg.block_m, cfg.block_n, SQUARE_BLOCK)
-    tiles = cdiv(n, block)
-    _BLOCKS((tiles * (tiles + 1) // 2,),
+    launch_square_blocks(words, vec, a.shape[0], 1, 1, a.stride(), a.element_size())
+
+
+def launch_square_blocks(
+    words: torch.Tensor, vec: int, side: int, count: int, per_row: int, strides: tuple[int, ...], itemsize: int
+) -> None:
+    """Transposes in place ``count`` side x side blocks of ``words`` (items of ``itemsize`` bytes, ``vec`` words
+    each): block i starts at block row i // per_row, block column i % per_row, with the item strides given.
+    One program per pair of tiles of a block (``transpose_blocks_inplace_kernel``)."""
+    cfg = tile_config(itemsize)
+    block = min(cfg.block_m, cfg.block_n, SQUARE_BLOCK, max(16, triton.next_power_of_2(side)))
+    tiles = cdiv(side, block)
+    _BLOCKS((count * (tiles * (tiles + 1) // 2),),
         words,
-        n, 1,
-        *a.stride(),
+        side, per_row,
+        *strides,
         INDEX_64=needs_int64(words),
         VEC=vec,
         BLOCK=block,
@@ -310,19 +318,8 @@ def launch_transpose_rectangular(a: torch.Tensor, rows: int, cols: int) -> None:
     plan = _chunk_plan(rows, cols)
     words, vec = _as_words(_memory(a), scaled=False)
     words = words.reshape(-1)
-    cfg = tile_config(a.element_size())
-    block = min(cfg.block_m, cfg.block_n, SQUARE_BLOCK, max(16, triton.next_power_of_2(plan.t)))
-    tiles = cdiv(plan.t, block)
     if plan.t > 1:  # 1 x 1 blocks are their own transposes
-        _BLOCKS((plan.a * plan.b * (tiles * (tiles + 1) // 2),),
-            words,
-            plan.t, plan.b,
-            cols, 1,
-            INDEX_64=needs_int64(words),
-            VEC=vec,
-            BLOCK=block,
-            num_warps=cfg.num_warps,
-        )  # fmt: skip
+        launch_square_blocks(words, vec, plan.t, plan.a * plan.b, plan.b, (cols, 1), a.element_size())
     if len(plan.starts) == 0:
         return
     starts = torch.from_numpy(plan.starts).to(a.device)
