@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 import densela as dl
 import densela._arrays
+import densela.lu
 from _reference import (
     UNIT_ROUNDOFF,
     Layout,
@@ -1153,3 +1154,44 @@ def test_large_refined_solve(refine: str, device: str) -> None:
     err = backward_error(a, x, b)
     assert err <= RATIO * n * EPS64, f"backward error {err:.2e}"
     assert info.converged and not info.fell_back and info.iterations >= 1, info
+
+
+# --- the factorization's internal paths, each forced on small matrices ---------------------------------------
+
+
+@pytest.mark.parametrize("shape", [(33, 33), (40, 17), (9, 20)])
+def test_panel_exchange_through_memory(monkeypatch: pytest.MonkeyPatch, shape: tuple[int, int]) -> None:
+    # every panel takes the multi-program path (GRID_SYNC): candidates, counters and the winning row go
+    # through global memory (one program in the interpreter, up to one per SM on a GPU)
+    monkeypatch.setattr(densela.lu, "ONE_PROGRAM_ELEMENTS", 4)
+    values = np.random.default_rng(7).standard_normal(shape)
+    lu, piv = dl.lu_factor(values)
+    assert_pivots_match(piv, scipy_factor(values, torch.float64)[1], f"{shape}")
+    assert_lu_valid(values, lu, piv, torch.float64, f"{shape}")
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_batch_through_the_blocked_algorithm(monkeypatch: pytest.MonkeyPatch, dtype: torch.dtype) -> None:
+    # matrices too large to be factored whole by one program: panels, interchanges, triangular solves and
+    # GEMM updates each launched once for the whole batch
+    monkeypatch.setattr(densela.lu, "BATCHED_BYTES", 64)
+    values = np.random.default_rng(8).standard_normal((3, 21, 21)).astype(NP_DTYPES[dtype])
+    values[1, :, 4] = 0.0
+    lu, piv, info = dl.lu_factor_ex(values)
+    np.testing.assert_array_equal(info, [0, 5, 0])
+    assert_lu_valid(values, lu, piv, dtype, "batch")
+    for i in (0, 2):
+        assert_pivots_match(piv[i], scipy_factor(values[i], dtype)[1], f"matrix {i}")
+
+
+@pytest.mark.gpu
+def test_repeated_shapes_replay_identically() -> None:
+    # first call eager, second captured as a CUDA graph, later ones replayed; more shapes than the cache keeps
+    gen = torch.Generator(device="cuda").manual_seed(3)
+    mats = {n: torch.randn(n, n, dtype=torch.float64, device="cuda", generator=gen) for n in (300, 301, 302, 303, 304)}
+    first = {n: dl.lu_factor(a) for n, a in mats.items()}
+    for _ in range(3):
+        for n, a in mats.items():
+            lu, piv = dl.lu_factor(a)
+            assert torch.equal(lu, first[n][0]) and torch.equal(piv, first[n][1])
+    assert_pivots_match(first[300][1], scipy_factor(mats[300].cpu().numpy(), torch.float64)[1], "n=300")

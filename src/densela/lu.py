@@ -17,7 +17,7 @@ from typing import Any
 import torch
 
 from densela import _errors
-from densela._arrays import INTERPRET, Call, _wrap, prepare
+from densela._arrays import INTERPRET, Call, prepare
 from densela._launch import GRAPHS, Launcher, cdiv
 from densela.gemm import launch_gemm
 from densela.kernels.lu import lu_panel_kernel, swap_rows_kernel, triangular_solve_kernel
@@ -86,7 +86,7 @@ def lu_factor(a: Any, /, *, overwrite_a: bool = False, check_finite: bool = True
         warnings.warn(
             f"Diagonal number {zero[1]} is exactly zero{where}. Singular matrix.", _errors.LinAlgWarning, stacklevel=2
         )
-    return _give(call, lu), _give(call, piv)
+    return call.finish(lu), call.finish(piv)
 
 
 def lu_factor_ex(a: Any, /, *, overwrite_a: bool = False) -> tuple[Any, Any, Any]:
@@ -102,7 +102,7 @@ def lu_factor_ex(a: Any, /, *, overwrite_a: bool = False) -> tuple[Any, Any, Any
         1
     """
     call, lu, piv, info = _factor_call("lu_factor_ex", a, overwrite_a, False)
-    return _give(call, lu), _give(call, piv), _give(call, info[0] if lu.ndim == 2 else info)
+    return call.finish(lu), call.finish(piv), call.finish(info[0] if lu.ndim == 2 else info)
 
 
 def lu_solve(
@@ -141,7 +141,7 @@ def lu_solve(
         run_lu, run_piv = call.on_run_device(lu), call.on_run_device(piv).to(torch.int32)
         with call.guard():
             _solve_factored(call, _batched(run_lu), _batched(run_piv), x, trans)
-    return _give(call, x.reshape(tb.shape))
+    return call.finish(x.reshape(tb.shape))
 
 
 def solve(a: Any, b: Any, /, *, refine: str | None = None) -> Any:
@@ -183,11 +183,6 @@ def _check_finite(op: str, **named: torch.Tensor) -> None:
     for name, t in named.items():
         if t.numel() and not bool(torch.isfinite(t).all()):
             raise ValueError(f"{op}: {name} must not contain infs or NaNs (pass check_finite=False to skip this check)")
-
-
-def _give(call: Call, t: torch.Tensor) -> Any:
-    """``t`` where the caller's data lives, as the caller's array type."""
-    return _wrap(call.first, t if t.device == call.device else t.to(call.device))
 
 
 def _batched(t: torch.Tensor) -> torch.Tensor:
@@ -297,7 +292,7 @@ def _run_factor(a: torch.Tensor, piv: torch.Tensor, info: torch.Tensor, precisio
     """The launches that factor the column-major (batch, m, n) ``a`` (info zero on entry)."""
     batch, m, n = a.shape
     if batch > 1 and _whole(a):
-        _launch_panel(a, piv, info, 0, n, None)
+        _launch_panel(a, piv, info, 0, None)
     elif batch > 1 and _pow2(m) * _blocks()[-1] <= ONE_PROGRAM_ELEMENTS:
         _factor_columns(_Work(a, piv, info, precision), 0, n, _blocks())
     else:
@@ -332,7 +327,7 @@ def _factor_columns(work: _Work, col0: int, width: int, blocks: tuple[int, ...])
     for k in range(col0, min(m, end), blocks[0]):
         w = min(blocks[0], min(m, end) - k)
         if len(blocks) == 1:
-            _launch_panel(a[:, k:, k : k + w], work.piv[:, k:], work.info, k, w, work)
+            _launch_panel(a[:, k:, k : k + w], work.piv[:, k:], work.info, k, work)
         else:
             _factor_columns(work, k, w, blocks[1:])
         _launch_swaps(a[:, :, col0:end], work.piv, k, w, k - col0, k + w - col0)
@@ -350,11 +345,11 @@ def _pow2(x: int) -> int:
 
 
 def _launch_panel(
-    panel: torch.Tensor, piv: torch.Tensor, info: torch.Tensor, row_base: int, width: int, work: _Work | None
+    panel: torch.Tensor, piv: torch.Tensor, info: torch.Tensor, row_base: int, work: _Work | None
 ) -> None:
     """The panel kernel on the (batch, rows, width) column-major ``panel``: one program per matrix, or for a
     single tall panel its rows over up to one program per SM, which exchange pivot candidates."""
-    batch, rows = panel.shape[:2]
+    batch, rows, width = panel.shape
     nb = max(2, _pow2(width))
     rows_per = max(2, _pow2(rows))
     programs = 1
@@ -514,7 +509,7 @@ def _solve(op: str, a: Any, b: Any, refine: str | None, report: bool) -> tuple[A
             if report:
                 b3 = tb.reshape(x.shape).to(x)
                 info = SolveInfo(None, 0, True, False, _backward_error(a3, x, b3))
-    return _give(call, x.reshape(tb.shape)), info
+    return call.finish(x.reshape(tb.shape)), info
 
 
 def _solve_full(op: str, call: Call, a: torch.Tensor, x: torch.Tensor) -> None:
@@ -567,10 +562,6 @@ def _refined(call: Call, a: torch.Tensor, x: torch.Tensor, refine: str) -> Solve
             return torch.empty_like(factors), torch.empty_like(piv), factors.new_empty((1, n, 1))
 
         def precondition(v: torch.Tensor) -> torch.Tensor:
-            size = float(v.abs().max())
-            if size == 0 or not math.isfinite(size):
-                return torch.zeros_like(v)
-            w = v / size
             if not loaded and v.is_cuda:
                 # the solves of one size replay as a CUDA graph on static copies of the factors
                 entry = GRAPHS.get(("refine", n, v.device), make, solve_low)
@@ -579,26 +570,27 @@ def _refined(call: Call, a: torch.Tensor, x: torch.Tensor, refine: str) -> Solve
                     entry[0][1].copy_(piv)
                     loaded.append(entry)
             if not loaded:
-                buffers = (factors, piv, _batched(w.unsqueeze(-1).contiguous()))
+                buffers = (factors, piv, _batched(v.unsqueeze(-1).clone()))  # solved in place
                 solve_low(buffers)
             else:
                 buffers, replay = loaded[0]
-                buffers[2][0, :, 0].copy_(w)
+                buffers[2][0, :, 0].copy_(v)
                 replay()
-            return buffers[2][0, :, 0] * (size * scale)
+            return buffers[2][0, :, 0] * scale
 
         for col in range(x.shape[1]):
             xc = precondition(b[:, col])
             best, best_x = math.inf, xc
             for step in range(1, MAX_REFINEMENTS + 1):
                 steps = max(steps, step)
-                size = float(_residual(a, xc, b[:, col]).abs().max()) / (norm_a * float(xc.abs().max()))
+                r = b[:, col] - _matvec(a, xc)
+                size = float(r.abs().max()) / (norm_a * float(xc.abs().max()))
                 if not size < best / 2:
                     break
                 best, best_x = size, xc
                 if size <= eps:
                     break
-                xc = xc + _gmres(a, _residual(a, xc, b[:, col]), precondition)
+                xc = xc + _gmres(a, r, precondition)
             converged = best <= math.sqrt(n) * eps
             if not converged:
                 break
@@ -614,11 +606,6 @@ def _refined(call: Call, a: torch.Tensor, x: torch.Tensor, refine: str) -> Solve
     x.copy_(b)
     _solve_full("solve", call, _batched(a), _batched(x))
     return SolveInfo(refine, steps, False, True, _backward_error(a, x, b))
-
-
-def _residual(a: torch.Tensor, x: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """``b - a @ x`` in float64 through densela's GEMM."""
-    return b - _matvec(a, x)
 
 
 def _matvec(a: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
