@@ -370,10 +370,73 @@ def test_split_k_batched_and_counters_reset(device, monkeypatch, b_batched):
     out = poisoned((3, 19, 21), torch.float32, device)
     dl.gemm(a, b, c, alpha=-1.0, beta=0.5, out=out)
     check(out, a, b, c, alpha=-1.0, beta=0.5, what="batched split-K")
-    for counters in GEMM_MODULE._TILE_COUNTERS.values():
+    for _, counters in GEMM_MODULE._WORKSPACES.values():
         assert int(counters.count_nonzero()) == 0, "a split-K launch left a tile count behind"
     again = dl.gemm(a, b, c, alpha=-1.0, beta=0.5)  # a second launch reuses the counters
     assert_identical(again, out, "split-K is deterministic")
+
+
+@pytest.mark.parametrize("split", [5, 40], ids=["partial-chunk", "whole-chunks"])
+def test_split_k_sums_many_slices_in_chunks(device, monkeypatch, split):
+    """The finishing program loads the slices' partial sums SUM_CHUNK at a time: 16 x 16 tiles of one warp
+    come in chunks of 4, so 5 slices end with a partial chunk whose missing slices must read as zeros."""
+    cfg = densela.tuning.GemmConfig(16, 16, 16, 4, 1, 1, split_k=split)
+    assert GEMM_MODULE._sum_chunk(split, cfg) == 4
+    _forced(monkeypatch, cfg)
+    a, b = make((21, 16 * split + 9), torch.float32, device), make((16 * split + 9, 18), torch.float32, device)
+    out = poisoned((21, 18), torch.float32, device)
+    dl.matmul(a, b, out=out)
+    check(out, a, b, what=f"split-K over {split} slices")
+    assert_identical(dl.matmul(a, b), out, "split-K is deterministic")
+
+
+def test_split_k_matmul_replays_with_its_kept_workspace(device, monkeypatch):
+    """Split-K reads a workspace kept per device and stream: matmul still replays it, on new data each call."""
+    _forced(monkeypatch, densela.tuning.GemmConfig(16, 16, 16, 4, 1, 1, split_k=4))
+    for _ in range(3):
+        a, b = make((19, 90), torch.float32, device), make((90, 7), torch.float32, device, "col")
+        check(dl.matmul(a, b), a, b, what="replayed split-K")
+    (plan,) = densela._launch.PLANS.values()
+    assert (plan is not None) == (INTERPRET or device == "cuda")
+    for _, counters in GEMM_MODULE._WORKSPACES.values():
+        assert int(counters.count_nonzero()) == 0
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("width", [20, 24, 36, 41, 50])
+def test_strides_with_alignment_hints(device, dtype, width):
+    """Sizes and row strides that are multiples of 2, 4 or 8 elements but not 16 are declared so to the tiles
+    kernel (``_multiple_hint``), batched, transposed and sliced: a wrong declaration would misplace rows."""
+    a = make((3, 13, width), dtype, device)
+    b = make((3, width + 4, width), dtype, device, "col")[:, 2 : width + 2, :]
+    c = make((3, 13, width), dtype, device)
+    out = poisoned((3, 13, width), dtype, device)
+    dl.gemm(a, b, c, alpha=0.5, beta=-1.0, out=out)
+    check(out, a, b, c, alpha=0.5, beta=-1.0, what=f"width {width}")
+    wide = make((width, 2 * width + 4), dtype, device)[:, :width]
+    check(dl.matmul(wide, wide.T), wide, wide.T, what=f"sliced rows of {2 * width + 4}")
+
+
+def test_mid_sized_tma_products_fall_back_for_unaligned_operands(device, monkeypatch):
+    """Below TMA_MIN_WORK an operand that TMA cannot read in place is not copied for it: the product asks for a
+    tiles configuration instead (``gemm_config(..., tma=False)``)."""
+    asked = []
+
+    def config(*args, tma=True, **kw):
+        asked.append(tma)
+        return densela.tuning.GemmConfig(16, 16, 16, 4, 1, 1, "tma" if tma else "tiles")
+
+    monkeypatch.setattr(GEMM_MODULE, "gemm_config", config)
+    copies = []
+    real = GEMM_MODULE.launch_transpose
+    monkeypatch.setattr(GEMM_MODULE, "launch_transpose", lambda *args, **kw: copies.append(1) or real(*args, **kw))
+    a, b = make((24, 32), torch.float16, device), make((32, 40), torch.float16, device, "col")
+    check(dl.matmul(a, b), a, b, what="aligned: TMA")
+    assert asked == [True] and not copies
+    a2 = make((24, 33), torch.float16, device, "strided")
+    b2 = make((33, 40), torch.float16, device)
+    check(dl.matmul(a2, b2), a2, b2, what="unaligned: tiles")
+    assert asked == [True, True, False] and not copies
 
 
 @pytest.mark.parametrize("dtype, precision", [(torch.float16, None), (torch.float32, "tf32"), (torch.float64, None)])
@@ -627,6 +690,44 @@ def test_plans_separate_strides_and_alignment(device):
             check(dl.matmul(a, bb), a, bb, None, what=f"strides {a.stride()} offset {a.storage_offset()}")
     if INTERPRET or device == "cuda":
         assert len(densela._launch.PLANS) == len(variants)
+
+
+def test_operands_sharing_memory_are_not_replayed_on_others(device):
+    """matmul(x, x) reads one array twice: its launches cannot tell which operand each read was, so it gets no
+    plan, and a later call with two arrays of the same signature computes its own product."""
+    x = make((12, 12), torch.float32, device)
+    check(dl.matmul(x, x), x, x, what="x @ x")
+    y, z = make((12, 12), torch.float32, device), make((12, 12), torch.float32, device)
+    for _ in range(2):
+        check(dl.matmul(y, z), y, z, what="y @ z after x @ x")
+    assert list(densela._launch.PLANS.values()) == [None]
+
+
+REPLAYED_PATHS = [
+    pytest.param(torch.float16, None, densela.tuning.GemmConfig(16, 16, 16, 4, 1, 1, "tma"), 0, id="tma"),
+    pytest.param(torch.float32, "tf32x3", densela.tuning.GemmConfig(16, 32, 16, 4, 1, 1, "tma"), 0, id="tma-tf32x3"),
+    pytest.param(torch.float32, "tf32", densela.tuning.GemmConfig(16, 16, 16, 4, 1, 1), 1, id="tiles-copies"),
+]
+
+
+@pytest.mark.parametrize("dtype, precision, cfg, pad_from", REPLAYED_PATHS)
+def test_replayed_copies_and_descriptors(device, monkeypatch, dtype, precision, cfg, pad_from):
+    """Launches that read operand copies (``_launch.scratch`` buffers, allocated anew on each replay) and TMA
+    descriptors over the operands or the copies (rebuilt on the new memory) replay too, on new data."""
+    _forced(monkeypatch, cfg)
+    if pad_from:
+        monkeypatch.setattr(GEMM_MODULE, "PAD_FROM_WORK", pad_from)
+        monkeypatch.setattr(GEMM_MODULE, "THIN_K", 0)
+    results = []
+    for _ in range(3):
+        a, b = make((24, 37), dtype, device), make((37, 20), dtype, device)
+        out = dl.matmul(a, b, precision=precision)
+        check(out, a, b, precision=precision, what="replayed copies")
+        results.append(out)
+    (plan,) = densela._launch.PLANS.values()
+    assert (plan is not None) == (INTERPRET or device == "cuda")
+    if plan is not None:
+        assert plan.scratch, "the operand copies are the plan's scratch buffers"
 
 
 def test_a_launch_on_other_tensors_is_not_planned(device):

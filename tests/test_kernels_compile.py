@@ -21,7 +21,7 @@ from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 
 from densela._arrays import INTERPRET
-from densela.kernels.gemm import gemm_tiles_kernel, gemm_tma_kernel
+from densela.kernels.gemm import HINTED, gemm_tiles_kernel, gemm_tma_kernel
 from densela.kernels.transpose import transpose_tiles_kernel
 
 HOPPER = GPUTarget("cuda", 90, 32)
@@ -34,21 +34,24 @@ def compile_ptx(
     ones: tuple[str, ...] = (),
     descriptors: dict[str, str] | None = None,
 ) -> str:
-    """PTX of ``kernel`` for Hopper: pointers of type ``pointer``, the ``ones`` arguments specialized to 1,
+    """PTX of ``kernel`` for Hopper: pointers of type ``pointer`` (16-byte aligned, as Triton specializes the
+    pointers of aligned tensors), the ``ones`` arguments specialized to 1, the other integers unspecialized,
     tensor descriptors typed by ``descriptors`` (name -> 'tensordesc<fp16[128,64]>')."""
     signature, constexprs = dict(descriptors or {}), dict(constants, **dict.fromkeys(ones, 1))
-    for name in kernel.arg_names:
+    attrs = {}
+    for i, name in enumerate(kernel.arg_names):
         if name in signature:
             continue
         if name in constexprs:
             signature[name] = "constexpr"
         elif name.endswith("_ptr"):
             signature[name] = pointer
+            attrs[(i,)] = [["tt.divisibility", 16]]
         elif name in ("alpha", "beta"):
             signature[name] = "fp64"
         else:
             signature[name] = "i32"
-    return triton.compile(ASTSource(kernel, signature, constexprs), target=HOPPER).asm["ptx"]
+    return triton.compile(ASTSource(kernel, signature, constexprs, attrs), target=HOPPER).asm["ptx"]
 
 
 GEMM_CASES = [
@@ -89,10 +92,12 @@ def test_gemm_compiles_for_hopper(pointer, acc, precision, instruction, ones, in
     constants = dict(
         HAS_C=True,
         SPLIT=False,
+        SUM_CHUNK=1,
         PRECISION=precision,
         ACC_DTYPE=acc,
         UPCAST=False,
         INDEX_64=index_64,
+        HINTS=(1,) * len(HINTED),
         BLOCK_M=64,
         BLOCK_N=64,
         BLOCK_K=32,
@@ -105,12 +110,29 @@ def test_gemm_compiles_for_hopper(pointer, acc, precision, instruction, ones, in
 @compiled
 @pytest.mark.parametrize("split", [False, True], ids=["whole", "split-k"])
 def test_split_k_compiles_for_hopper(split):
-    constants = dict(HAS_C=True, SPLIT=split, PRECISION="ieee", ACC_DTYPE=tl.float32, UPCAST=False,
-                     INDEX_64=False, BLOCK_M=32, BLOCK_N=32, BLOCK_K=64, GROUP_M=1)  # fmt: skip
+    constants = dict(HAS_C=True, SPLIT=split, SUM_CHUNK=8 if split else 1, PRECISION="ieee", ACC_DTYPE=tl.float32,
+                     UPCAST=False, INDEX_64=False, HINTS=(1,) * len(HINTED), BLOCK_M=32, BLOCK_N=32, BLOCK_K=64,
+                     GROUP_M=1)  # fmt: skip
     ptx = compile_ptx(gemm_tiles_kernel, "*fp32", constants, ("stride_ak", "stride_bn"))
     assert "fma.rn.f32" in ptx
     if split:
         assert "%nctaid.z" in ptx and "atom.global.gpu.acq_rel.add" in ptx  # slices counted per tile
+
+
+@compiled
+@pytest.mark.parametrize("hinted", [False, True], ids=["unhinted", "hinted"])
+def test_alignment_hints_give_16_byte_async_copies(hinted):
+    """bfloat16 rows of 1000 elements (2000 bytes) start on 16-byte boundaries, which Triton cannot see in an
+    integer that is not a multiple of 16; the kernel's HINTS declare it, and the K loop's operand tiles then
+    arrive by 16-byte asynchronous copies instead of element-by-element loads."""
+    multiples = dict.fromkeys(("stride_am", "stride_bk", "stride_om", "N", "LOAD_N", "stride_ab", "stride_bb",
+                               "stride_ob"), 8)  # fmt: skip
+    hints = tuple(multiples.get(name, 1) if hinted else 1 for name in HINTED)
+    constants = dict(HAS_C=False, SPLIT=False, SUM_CHUNK=1, PRECISION="ieee", ACC_DTYPE=tl.float32, UPCAST=False,
+                     INDEX_64=False, HINTS=hints, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, GROUP_M=8)  # fmt: skip
+    ptx = compile_ptx(gemm_tiles_kernel, "*bf16", constants, ("stride_ak", "stride_bn", "stride_cn", "stride_on"))
+    assert "wgmma" in ptx
+    assert ("cp.async.cg.shared.global" in ptx) == hinted
 
 
 TMA_CASES = [

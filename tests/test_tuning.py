@@ -107,15 +107,20 @@ def test_candidates_fit_the_shape(monkeypatch, shape, kernels):
     [(8192, 8192, 8192, torch.bfloat16, None, "tma"), (4096, 4096, 4096, torch.float32, "tf32", "tma"),
      (2048, 2048, 2048, torch.float16, None, "tiles"), (4096, 4096, 4096, torch.float64, None, "tiles"),
      (50, 50, 5000, torch.float32, "ieee", "split"), (5000, 5000, 50, torch.float32, "ieee", "thin"),
-     (128, 128, 128, torch.float32, "ieee", "tiles")],
+     (128, 128, 128, torch.float32, "ieee", "tiles"), (1024, 1024, 1024, torch.bfloat16, None, "tma"),
+     (1024, 1024, 1024, torch.float32, "ieee", "tiles"), (1050, 1050, 1050, torch.float32, "ieee", "split"),
+     (1100, 1100, 1100, torch.float64, None, "split"), (4096, 4096, 4096, torch.float32, "ieee", "tiles")],
 )  # fmt: skip
 def test_untuned_choices(monkeypatch, m, n, k, dtype, precision, want):
-    """The tables' choice per size class (what docs/performance.md describes)."""
+    """The tables' choice per size class (what docs/performance.md describes): 1050^3 in 64 x 64 tiles is 289
+    tiles, three on some of 132 SMs and two on most, and is split in three; 1024^3 is 256 tiles, two per SM."""
     monkeypatch.setattr(tuning, "INTERPRET", False)
     monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
     cfg = tuning.choose_gemm_config(m, n, k, dtype, precision)
     if want == "split":
         assert cfg.kernel == "tiles" and cfg.split_k >= 2
+        if m > 64:  # many output tiles, balanced over the SMs
+            assert cfg.split_k in tuning.BALANCE_SPLITS
     elif want == "thin":
         assert cfg.kernel == "tiles" and cfg.block_k <= 16 and cfg.split_k == 1
     else:

@@ -12,6 +12,7 @@ interpreter always takes that path.
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import Any, NamedTuple
 
 import torch
@@ -122,54 +123,135 @@ class Plan:
     ``Plan.record(slots, run)`` runs ``run()`` (the whole checked call) while recording its launches and
     returns ``(result, plan)``. ``slots`` are the call's tensors, the result is appended as the last one;
     ``plan(*tensors)`` then allocates a new result like the recorded one and repeats the launches with the
-    given tensors in the recorded ones' places, skipping every check and configuration choice. The plan is
-    None where a launch read a tensor other than the slots (a copy, a workspace, a TMA descriptor), and where
-    the call launched nothing: such calls must run whole every time.
+    given tensors in the recorded ones' places, skipping every check and configuration choice.
+
+    A launch argument may also be a view of a slot's memory (``b.T``, a reinterpretation as integers), a
+    buffer the call allocated through ``scratch`` (operand copies; the replay allocates it anew, the same
+    size, and the replayed launches fill it again), a TMA descriptor over either (rebuilt on the new
+    memory), or a kept workspace (``WORKSPACE_TENSORS``, used again as recorded, so the caller must key plans
+    on the stream too). The plan is None where a launch read any other tensor, and where the call launched
+    nothing: such calls must run whole every time.
     """
 
-    def __init__(self, result: torch.Tensor, launches: list[tuple[_Launch, tuple[Any, ...]]]) -> None:
+    def __init__(self, result: torch.Tensor, launches: list[tuple[_Launch, list[Any], list[tuple[int, Any]]]],
+                 scratch: list[int]) -> None:  # fmt: skip
         self.shape, self.dtype, self.device = result.shape, result.dtype, result.device
-        self.launches = launches
+        self.scratch = scratch
+        self.launches = [(launch.launcher.run, launch.entry, launch.grid, args, places, launch.kwargs)
+                         for launch, args, places in launches]  # fmt: skip
 
     @staticmethod
     def record(slots: tuple[torch.Tensor, ...], run: Any) -> tuple[Any, Plan | None]:
-        _local.launches = launches = []
+        _local.launches, _local.scratch = launches, scratch = [], {}
         try:
             result = run()
         finally:
-            _local.launches = None
+            _local.launches = _local.scratch = None
         if not launches or type(result) is not torch.Tensor or not result.is_contiguous():
             return result, None
         slots = (*slots, result)
+        memory = {_storage(t): i for i, t in enumerate(slots)}
+        if len(memory) < len(slots):
+            return result, None  # operands sharing memory: which one a launch read would be ambiguous
+        groups = list(scratch)  # scratch storages, numbered after the slots
         recorded = []
         for launch in launches:
-            args = []
-            for x in launch.args:
-                if type(x) is torch.Tensor or type(x) is TensorDescriptor:
+            args, places = list(launch.args), []
+            for position, x in enumerate(args):
+                if type(x) is torch.Tensor and WORKSPACE_TENSORS.get(id(x)) is x:
+                    continue  # kept by the plan and used again as it is
+                if type(x) is torch.Tensor:
                     place = next((i for i, t in enumerate(slots) if t is x), None)
-                    if place is None:
-                        return result, None
-                    x = _Slot(place)
-                args.append(x)
-            recorded.append((launch, tuple(args)))
-        return result, Plan(result, recorded)
+                    spec = place if place is not None else _view_spec(x, slots, memory, groups)
+                elif type(x) is TensorDescriptor:
+                    base = _view_spec(x.base, slots, memory, groups)
+                    spec = None if base is None else _Descriptor(base, x.shape, x.strides, x.block_shape, x.padding)
+                else:
+                    continue
+                if spec is None:
+                    return result, None
+                args[position] = None  # filled in on each replay
+                places.append((position, spec))
+            recorded.append((launch, args, places))
+        return result, Plan(result, recorded, [scratch[g] for g in groups])
 
     def __call__(self, *tensors: torch.Tensor) -> torch.Tensor:
         result = torch.empty(self.shape, dtype=self.dtype, device=self.device)
         slots = (*tensors, result)
-        for launch, args in self.launches:
-            args = tuple(slots[x] if type(x) is _Slot else x for x in args)
-            launch.launcher.run(launch.entry, launch.grid, args, launch.kwargs)
+        if self.scratch:
+            slots = (*slots, *(torch.empty(n, dtype=torch.uint8, device=self.device) for n in self.scratch))
+        for run, entry, grid, template, places, kwargs in self.launches:
+            args = template.copy()
+            for position, spec in places:
+                args[position] = slots[spec] if type(spec) is int else spec.build(slots)
+            run(entry, grid, args, kwargs)
         return result
 
+
+def scratch(shape: tuple[int, ...], dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    """A new uninitialized tensor that a recorded call's launches fill before they read it (an operand copy):
+    a replayed ``Plan`` allocates it anew instead of refusing the call."""
+    t = torch.empty(shape, dtype=dtype, device=device)
+    if getattr(_local, "scratch", None) is not None:
+        _local.scratch[_storage(t)] = t.untyped_storage().nbytes()
+    return t
+
+
+def _storage(t: torch.Tensor) -> int:
+    return t.untyped_storage().data_ptr()
+
+
+class _View(NamedTuple):
+    """A recorded tensor argument rebuilt on replay: ``dtype``, ``size`` and ``stride`` over the memory of
+    slot (or scratch buffer) ``group``, starting ``offset`` bytes after where that slot starts."""
+
+    group: int
+    dtype: torch.dtype
+    size: tuple[int, ...]
+    stride: tuple[int, ...]
+    offset: int
+
+    def build(self, slots: tuple[torch.Tensor, ...]) -> torch.Tensor:
+        base = slots[self.group]
+        start = base.storage_offset() * base.element_size() + self.offset
+        view = torch.empty((), dtype=self.dtype, device=base.device)
+        return view.set_(base.untyped_storage(), start // view.element_size(), self.size, self.stride)
+
+
+class _Descriptor(NamedTuple):
+    """A recorded TMA descriptor, rebuilt on replay over its base tensor's new memory."""
+
+    base: _View
+    shape: list[int]
+    strides: list[int]
+    block_shape: list[int]
+    padding: str
+
+    def build(self, slots: tuple[torch.Tensor, ...]) -> TensorDescriptor:
+        return TensorDescriptor(self.base.build(slots), self.shape, self.strides, self.block_shape, self.padding)
+
+
+def _view_spec(x: torch.Tensor, slots: tuple[torch.Tensor, ...], memory: dict[int, int], groups: list[int]) -> Any:
+    """How to rebuild ``x`` on replay: a view of a slot's memory or of a scratch buffer (``_View``), or None."""
+    storage = _storage(x)
+    if storage in memory:
+        slot = slots[memory[storage]]
+        offset = x.storage_offset() * x.element_size() - slot.storage_offset() * slot.element_size()
+        return _View(memory[storage], x.dtype, tuple(x.shape), x.stride(), offset)
+    if storage in groups:
+        return _View(len(slots) + groups.index(storage), x.dtype, tuple(x.shape), x.stride(),
+                     x.storage_offset() * x.element_size())  # fmt: skip
+    return None
+
+
+WORKSPACE_TENSORS: weakref.WeakValueDictionary[int, torch.Tensor] = weakref.WeakValueDictionary()
+"""Workspaces, by ``id``, that operations keep per device and stream and reuse from call to call (split-K
+partial sums and tile counters): a plan may launch with them again. (A WeakSet would compare tensors with
+``==``.)"""
 
 PLANS: dict[tuple, Plan | None] = {}
 """Plans by call signature (None: the call must run whole), for the operations that replay; cleared with the
 chosen configurations (``tuning.clear_cache``)."""
-
-
-class _Slot(int):
-    """A recorded launch argument that is the call's tensor number ``int(self)``."""
 
 
 class Graphs:

@@ -5,15 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 import torch
+import triton
 import triton.language as tl
 from triton.tools.tensor_descriptor import TensorDescriptor
 
 from densela import _errors
 from densela._arrays import INTERPRET, Call, needs_int64, prepare
-from densela._launch import PLANS, Launcher, Plan, cdiv
+from densela._launch import PLANS, WORKSPACE_TENSORS, Launcher, Plan, cdiv, scratch
 from densela.kernels.gemm import gemm_tiles_kernel, gemm_tma_kernel
 from densela.transpose import launch_transpose
-from densela.tuning import THIN_K, GemmConfig, gemm_config, multiprocessors
+from densela.tuning import THIN_K, TMA_MIN_WORK, GemmConfig, gemm_config, multiprocessors
 
 _TILES = Launcher(gemm_tiles_kernel)
 _TMA = Launcher(gemm_tma_kernel)
@@ -42,9 +43,16 @@ def matmul(a: Any, b: Any, /, *, out: Any = None, precision: str | None = None) 
     """
     if out is not None or type(a) is not torch.Tensor or type(b) is not torch.Tensor:
         return _gemm("matmul", a, b, None, 1.0, 0.0, False, False, out, precision)
-    # Torch tensors without out: a call like an earlier one (shapes, strides, dtypes, devices, alignment)
+    # Torch tensors without out: a call like an earlier one (shapes, strides, dtypes, devices, alignment, stream)
     # replays that call's launches without the checks and the configuration choice.
-    key = (_plan_key(a), _plan_key(b), precision, torch._C._cuda_getDevice() if a.is_cuda else -1)
+    if a.is_cuda:
+        device = torch._C._cuda_getDevice()
+        stream = torch._C._cuda_getCurrentRawStream(device)
+    else:
+        device = stream = -1
+    key = (a.shape, b.shape, a.stride(), b.stride(), a.dtype, b.dtype, a.get_device(), b.get_device(),
+           a.data_ptr() & 15 == 0, b.data_ptr() & 15 == 0, a.is_neg(), b.is_neg(), precision, device,
+           stream)  # fmt: skip
     plan = PLANS.get(key, _UNPLANNED)
     if plan is _UNPLANNED:
         result, plan = Plan.record((a, b), lambda: _gemm("matmul", a, b, None, 1.0, 0.0, False, False, None, precision))
@@ -61,11 +69,6 @@ PLAN_LIMIT = 4096
 """How many call signatures ``matmul`` keeps replayable launches for (all are dropped when the limit is hit)."""
 
 _UNPLANNED = object()
-
-
-def _plan_key(t: torch.Tensor) -> tuple:
-    """What a replayed ``matmul`` must share with the recorded call in one operand."""
-    return (t.shape, t.stride(), t.dtype, t.device, t.data_ptr() % 16 == 0, t.requires_grad, t.is_neg())
 
 
 def gemm(
@@ -202,6 +205,9 @@ def launch_gemm(
     device = out.device.index if out.is_cuda else None
     if cfg is None:
         cfg = gemm_config(m, n, k, a.dtype, precision, batch=batch, device=device)
+        if cfg.kernel == "tma" and m * n * k < TMA_MIN_WORK and not (_tma_ready(a) and _tma_ready(b.T)):
+            # a smaller product gains less from TMA than copying an operand for it would cost
+            cfg = gemm_config(m, n, k, a.dtype, precision, batch=batch, device=device, tma=False)
     if cfg.kernel == "tma" and out.ndim == 2 and k > 0:
         _launch_tma(a, b, c, out, alpha, beta, precision, cfg, device)
     else:
@@ -233,26 +239,47 @@ def _launch_tiles(
     if split > 1:
         chunk = min(batch, MAX_GRID_Y) * tiles
         wide = torch.float64 if acc_dtype == tl.float64 else torch.float32
-        parts = torch.empty(chunk * split * cfg.block_m * cfg.block_n, dtype=wide, device=out.device)
-        counts = _tile_counters(out.device, chunk)
+        parts, counts = _split_workspace(out.device, wide, chunk * split * cfg.block_m * cfg.block_n, chunk)
+    most = 16 // a.element_size()  # elements in 16 bytes, the widest vector
     for start in range(0, batch, MAX_GRID_Y):
         count = min(MAX_GRID_Y, batch - start)
         pa, pb, po = (_batch_part(t, start, count) for t in (a, b, out))
         pc = po if c is None else _batch_part(c, start, count)
+        ints = (m, n, k, load_n, *_batched(pa), *_batched(pb), *_batched(pc), *_batched(po))
         _TILES((tiles, count, split),
             pa, pb, pc, po, parts, counts,
-            m, n, k, m, load_n,
-            *_batched(pa), *_batched(pb), *_batched(pc), *_batched(po),
+            *ints,
             alpha, beta,
             HAS_C=c is not None,
             SPLIT=split > 1,
+            SUM_CHUNK=_sum_chunk(split, cfg),
             PRECISION=precision,
             ACC_DTYPE=acc_dtype,
             UPCAST=INTERPRET and a.dtype == torch.bfloat16,
             INDEX_64=index_64,
+            HINTS=tuple(_multiple_hint(x, most) for x in ints),
             BLOCK_M=cfg.block_m, BLOCK_N=cfg.block_n, BLOCK_K=cfg.block_k, GROUP_M=cfg.group_m,
             num_warps=cfg.num_warps, num_stages=cfg.num_stages,
         )  # fmt: skip
+
+
+def _multiple_hint(x: int, most: int) -> int:
+    """What ``gemm_tiles_kernel`` may declare the integer ``x`` a multiple of: its largest power-of-two factor up
+    to ``most``, or 1 where Triton already knows (a multiple of 16, or the constant 1) or there is nothing to say.
+
+    Example:
+        >>> _multiple_hint(1000, 4), _multiple_hint(1000, 8), _multiple_hint(1001, 4), _multiple_hint(1024, 4)
+        (4, 8, 1, 1)
+    """
+    low = x & -x
+    return min(low, most) if 1 < low < 16 else 1
+
+
+def _sum_chunk(split: int, cfg: GemmConfig) -> int:
+    """How many split-K partial tiles the finishing program loads at once: about 32 values per thread."""
+    if split <= 1:
+        return 1
+    return max(1, min(triton.next_power_of_2(split), 1024 * cfg.num_warps // (cfg.block_m * cfg.block_n)))
 
 
 PAD_FROM_WORK = 2048**3
@@ -261,17 +288,33 @@ copies cost two passes over the operands and two more launches, and buy full-wid
 H200 (runs of 2026-11-22): 2500^3 float32 went from 0.51 to 0.65 of cuBLAS with them, while at
 N = 1025..1100 they made the product 20-50% slower than N = 1001..1016 without them."""
 
-_TILE_COUNTERS: dict[tuple[torch.device, int], torch.Tensor] = {}
+_WORKSPACES: dict[tuple[torch.device, int, torch.dtype], tuple[torch.Tensor, torch.Tensor]] = {}
+WORKSPACE_KEEP_BYTES = 64 << 20
+"""Split-K workspaces up to this size are kept per device, stream and dtype and reused (so that ``matmul`` can
+replay the launches that use them); larger ones are allocated for one call."""
 
 
-def _tile_counters(device: torch.device, count: int) -> torch.Tensor:
-    """Zeroed int32 counters for split-K tiles, kept per device and stream (each launch leaves them zero)."""
+def _split_workspace(
+    device: torch.device, dtype: torch.dtype, items: int, tiles: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """(partial sums of ``items`` elements, ``tiles`` zeroed int32 counters) for one split-K launch.
+
+    Kept per device and stream: launches on one stream run in order, and each leaves its counters zero.
+    """
     stream = torch._C._cuda_getCurrentRawStream(device.index) if device.type == "cuda" else 0
-    counters = _TILE_COUNTERS.get((device, stream))
-    if counters is None or counters.numel() < count:
-        counters = torch.zeros(max(count, 1024), dtype=torch.int32, device=device)
-        _TILE_COUNTERS[(device, stream)] = counters
-    return counters
+    key = (device, stream, dtype)
+    kept, counters = _WORKSPACES.get(key, (None, None))
+    if counters is None or counters.numel() < tiles:
+        counters = torch.zeros(max(tiles, 1024), dtype=torch.int32, device=device)
+        WORKSPACE_TENSORS[id(counters)] = counters
+    parts = kept
+    if parts is None or parts.numel() < items:
+        parts = torch.empty(items, dtype=dtype, device=device)
+        if items * parts.element_size() <= WORKSPACE_KEEP_BYTES:
+            kept = parts
+            WORKSPACE_TENSORS[id(parts)] = parts
+    _WORKSPACES[key] = (kept, counters)
+    return parts, counters
 
 
 def _tiles_operands(a: torch.Tensor, b: torch.Tensor, precision: str) -> tuple[torch.Tensor, torch.Tensor, int]:
@@ -310,11 +353,16 @@ def _aligned_copy(x: torch.Tensor, multiple: int = 0, split: bool = False) -> An
     stride = cdiv(cols, multiple) * multiple
 
     def new() -> torch.Tensor:
-        return torch.empty((rows, stride), dtype=x.dtype, device=x.device)[:, :cols]
+        return scratch((rows, stride), x.dtype, x.device)[:, :cols]
 
     hi, lo = new(), (new() if split else None)
     launch_transpose(x.T, hi, 1.0, lo=lo)
     return (hi, lo) if split else hi
+
+
+def _tma_ready(x: torch.Tensor) -> bool:
+    """Whether TMA reads the 2-D operand ``x`` (rows x K) in place, K-major or transposed."""
+    return x.ndim == 2 and (_rows_aligned(x, 16 // x.element_size()) or _rows_aligned(x.T, 16 // x.element_size()))
 
 
 def _tma_operand(x: torch.Tensor, k_major_only: bool) -> tuple[torch.Tensor, bool]:

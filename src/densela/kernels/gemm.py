@@ -53,7 +53,7 @@ def store_tile(
 @triton.jit
 def gemm_tiles_kernel(
     a_ptr, b_ptr, c_ptr, out_ptr, part_ptr, count_ptr,
-    M, N, K, LOAD_M, LOAD_N,
+    M, N, K, LOAD_N,
     stride_ab, stride_am, stride_ak,
     stride_bb, stride_bk, stride_bn,
     stride_cb, stride_cm, stride_cn,
@@ -61,27 +61,44 @@ def gemm_tiles_kernel(
     alpha: tl.float64, beta: tl.float64,
     HAS_C: tl.constexpr,
     SPLIT: tl.constexpr,
+    SUM_CHUNK: tl.constexpr,
     PRECISION: tl.constexpr,
     ACC_DTYPE: tl.constexpr,
     UPCAST: tl.constexpr,
     INDEX_64: tl.constexpr,
+    HINTS: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
     GROUP_M: tl.constexpr,
 ):  # fmt: skip
     """One program computes one BLOCK_M x BLOCK_N tile of ``out`` for batch entry ``program_id(1)``.
 
-    Loads are bounded by LOAD_M x LOAD_N, stores by M x N: a padded operand copy (rows of a multiple of 16
+    Loads are bounded by M x LOAD_N, stores by M x N: a padded operand copy (rows of a multiple of 16
     elements) sets LOAD_N past N, so that the masks along its contiguous axis come in whole vectors; what
     the padding adds lands only in columns that are not stored. The K loop runs over whole BLOCK_K blocks
     without a K mask and ends with one masked block when BLOCK_K does not divide K.
 
+    ``HINTS`` gives, for the sizes and strides in the order of ``HINTED``, a number of elements each is a
+    multiple of (1: nothing known). Triton only learns by itself whether an integer is a multiple of 16;
+    a row stride of 1000 float32 elements still starts every row on a 16-byte boundary, and with the hint
+    the loads and stores along rows become 16-byte vectors (bfloat16 operands of 1000 x 1000 loaded
+    element by element, without the asynchronous copies that pipeline the K loop, ran at a quarter of
+    cuBLAS's speed).
+
     Split-K (``SPLIT``): the grid's third axis splits the K blocks into slices. Each program writes its
     slice's sum to its own block of ``part_ptr`` and counts itself in ``count_ptr`` (one int32 per tile,
-    zero between launches); the program that counts last adds the partial sums in slice order (so the
-    result does not depend on scheduling), finishes the tile and resets the count. ``UPCAST`` converts
-    operands to ACC_DTYPE before the dot (Triton's interpreter computes bf16 dots wrongly). ``INDEX_64``
-    widens offsets when an operand spans more than 2**31 elements.
+    zero between launches); the program that counts last adds the partial sums, SUM_CHUNK slices per load,
+    in a fixed order (so the result does not depend on scheduling), finishes the tile and resets the count.
+    ``UPCAST`` converts operands to ACC_DTYPE before the dot (Triton's interpreter computes bf16 dots
+    wrongly). ``INDEX_64`` widens offsets when an operand spans more than 2**31 elements.
     """
+    (M, N, K, LOAD_N, stride_ab, stride_am, stride_ak, stride_bb, stride_bk, stride_bn, stride_cb, stride_cm,
+     stride_cn, stride_ob, stride_om, stride_on) = (
+        _multiple(M, HINTS[0]), _multiple(N, HINTS[1]), _multiple(K, HINTS[2]), _multiple(LOAD_N, HINTS[3]),
+        _multiple(stride_ab, HINTS[4]), _multiple(stride_am, HINTS[5]), _multiple(stride_ak, HINTS[6]),
+        _multiple(stride_bb, HINTS[7]), _multiple(stride_bk, HINTS[8]), _multiple(stride_bn, HINTS[9]),
+        _multiple(stride_cb, HINTS[10]), _multiple(stride_cm, HINTS[11]), _multiple(stride_cn, HINTS[12]),
+        _multiple(stride_ob, HINTS[13]), _multiple(stride_om, HINTS[14]), _multiple(stride_on, HINTS[15]),
+    )  # fmt: skip
     pid = tl.program_id(0)
     batch = tl.program_id(1)
     split = tl.program_id(2)
@@ -108,7 +125,7 @@ def gemm_tiles_kernel(
         # a stride Triton specialized to the constant 1 is a Python int: widen through an int64 tensor
         step_a = tl.full((), BLOCK_K, tl.int64) * stride_ak
         step_b = tl.full((), BLOCK_K, tl.int64) * stride_bk
-    mask_m = offs_m[:, None] < LOAD_M
+    mask_m = offs_m[:, None] < M
     mask_n = offs_n[None, :] < LOAD_N
     a_ptrs = a_ptr + batch * stride_ab + k_first * step_a + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
     b_ptrs = b_ptr + batch * stride_bb + k_first * step_b + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
@@ -136,14 +153,29 @@ def gemm_tiles_kernel(
         tl.debug_barrier()  # every thread's partial sum is stored before the count says so
         if tl.atomic_add(count_ptr + tile, 1, sem="acq_rel", scope="gpu") == splits - 1:
             total = tl.zeros((BLOCK_M, BLOCK_N), dtype=ACC_DTYPE)
-            for s in range(0, splits):
-                total += tl.load(parts + s * (BLOCK_M * BLOCK_N) + block, cache_modifier=".cg")
+            chunk = tl.arange(0, SUM_CHUNK)[:, None, None]
+            for s in tl.range(0, splits, SUM_CHUNK, num_stages=3):  # loads in flight while earlier chunks add up
+                ptrs = parts + (s + chunk) * (BLOCK_M * BLOCK_N) + block[None, :, :]
+                total += tl.sum(tl.load(ptrs, mask=s + chunk < splits, other=0.0, cache_modifier=".cg"), axis=0)
             tl.atomic_xchg(count_ptr + tile, 0, sem="relaxed", scope="gpu")
             store_tile(total, out_tile, c_tile, offs_m, offs_n, M, N, stride_cm, stride_cn, stride_om, stride_on,
                        alpha, beta, HAS_C, ACC_DTYPE)  # fmt: skip
     else:
         store_tile(acc, out_tile, c_tile, offs_m, offs_n, M, N, stride_cm, stride_cn, stride_om, stride_on,
                    alpha, beta, HAS_C, ACC_DTYPE)  # fmt: skip
+
+
+HINTED = ("M", "N", "K", "LOAD_N", "stride_ab", "stride_am", "stride_ak", "stride_bb", "stride_bk", "stride_bn",
+          "stride_cb", "stride_cm", "stride_cn", "stride_ob", "stride_om", "stride_on")  # fmt: skip
+"""The runtime integers of ``gemm_tiles_kernel`` that its ``HINTS`` describe, in order."""
+
+
+@triton.jit
+def _multiple(x, MULTIPLE: tl.constexpr):
+    """``x``, declared a multiple of MULTIPLE (written so that Triton's divisibility analysis sees it)."""
+    if MULTIPLE > 1:
+        x = x // MULTIPLE * MULTIPLE
+    return x
 
 
 @triton.jit
@@ -217,9 +249,9 @@ def gemm_tma_kernel(
             if SPLIT3:
                 a_lo = _load_operand(a_lo_desc, row0, k0, A_K_MAJOR)
                 b_lo = _load_operand(b_lo_desc, col0, k0, B_K_MAJOR).T
-                part = tl.dot(a_lo, b, tl.zeros((BLOCK_M, BLOCK_N), ACC_DTYPE), input_precision="tf32")
-                part = tl.dot(a, b_lo, part, input_precision="tf32")
-                acc += tl.dot(a, b, part, input_precision="tf32")
+                step = tl.dot(a_lo, b, tl.zeros((BLOCK_M, BLOCK_N), ACC_DTYPE), input_precision="tf32")
+                step = tl.dot(a, b_lo, step, input_precision="tf32")
+                acc += tl.dot(a, b, step, input_precision="tf32")
             else:
                 acc = _multiply_add(a, b, acc, PRECISION, ACC_DTYPE, UPCAST)
         offs_m = row0 + tl.arange(0, BLOCK_M)

@@ -19,7 +19,7 @@ import torch
 
 from densela._arrays import INTERPRET
 from densela._env import cache_dir, gpu_slug
-from densela._launch import GRAPHS, PLANS
+from densela._launch import GRAPHS, PLANS, cdiv
 
 
 class GemmConfig(NamedTuple):
@@ -54,8 +54,8 @@ class TileConfig(NamedTuple):
 
 _GEMM_INTERPRET = GemmConfig(16, 16, 16, 4, 1, 1)
 
-# The tables below are the best of sweeps on an NVIDIA H200 (scripts/gemm-explore.py, 2026-11-22; records
-# in bench-results/nvidia-h200/2026-11-22-gemm-explore/). `densela tune` replaces them per shape bucket.
+# The tables below are the best of sweeps on an NVIDIA H200 and an H100 (scripts/gemm-explore.py, 2026-11-22
+# and 2026-11-23; records in bench-results/). `densela tune` replaces them per shape bucket.
 _GEMM_LARGE = {
     # m * n >= LARGE_MN: 2-D products of 16-bit and TF32 operands through the persistent TMA kernel
     "16-bit": GemmConfig(128, 256, 64, 8, 8, 3, "tma"),
@@ -72,29 +72,43 @@ _GEMM_MEDIUM = {
     "tf32x3": GemmConfig(128, 128, 64, 8, 8, 2),
     "float64": GemmConfig(64, 64, 32, 8, 4, 3),
 }
-_GEMM_SMALL = {
-    # m * n < SMALL_MN: small tiles, so that the few output tiles still spread over the SMs
-    "16-bit": GemmConfig(64, 64, 64, 8, 4, 3),
-    "ieee": GemmConfig(32, 32, 32, 8, 2, 3),
-    "tf32": GemmConfig(32, 32, 32, 8, 2, 3),
-    "tf32x3": GemmConfig(32, 32, 32, 8, 2, 3),
-    "float64": GemmConfig(32, 32, 32, 8, 2, 3),
+_GEMM_SMALL = GemmConfig(32, 32, 32, 8, 2, 3)
+"""m * n <= SMALL_MN: small tiles, so that the few output tiles still spread over the SMs (float32 512^3: 1.07
+of cuBLAS against 0.80 with 64 x 64 tiles, H100)."""
+_GEMM_SMALL_K = GemmConfig(32, 32, 128, 8, 4, 2)
+"""m * n <= SMALL_MN and k <= SMALL_K: the whole inner dimension in one or two steps (128^3: float32 1.41,
+bfloat16 1.05, float64 0.94 of cuBLAS, H100)."""
+_GEMM_MID_TMA = GemmConfig(64, 128, 64, 8, 4, 4, "tma")
+"""2-D 16-bit products from SMALL_MN up to MID_TMA_WORK whose rows TMA reads in place: 0.85-0.92 of cuBLAS at
+512^3 .. 1024^3, where the tiles kernel reached 0.55-0.88 (H100)."""
+_GEMM_SPLIT = {
+    "tiny": GemmConfig(16, 16, 64, 1, 1, 3),  # outputs of at most 64 rows and columns
+    "16-bit": GemmConfig(32, 64, 64, 8, 4, 3),
+    "other": GemmConfig(64, 64, 32, 8, 4, 3),
 }
-_GEMM_SPLIT = (GemmConfig(32, 32, 64, 1, 4, 3), GemmConfig(64, 64, 32, 8, 4, 3))
-"""Split-K tiles: for outputs of at most 64 rows and columns, and for larger ones."""
+"""Split-K tiles (the H100 sweep of 2026-11-23: 16 x 16 tiles of one warp won every output up to 50 x 50)."""
 _GEMM_THIN_K = GemmConfig(64, 128, 16, 8, 4, 2)
 """Products with k <= THIN_K and a large output (outer-product-like): the output write dominates."""
 
 LARGE_MN = 2048 * 2048
 SMALL_MN = 512 * 512
+SMALL_K = 256
 THIN_K = 64
 TMA_MIN_WORK = 2 * 2048**3
 """m * n * k from which a 2-D product runs on the persistent TMA kernel (below it, the tiles kernel)."""
+MID_TMA_WORK = 1100**3
+"""m * n * k up to which 2-D 16-bit products of at least SMALL_MN outputs run on the TMA kernel's mid tiles."""
 
 SPLIT_K_MIN_BLOCKS = 2
 """Split-K leaves at least this many BLOCK_K steps to each slice."""
 SPLIT_K_MIN_K = 1024
-"""Products with a shorter inner dimension are never split (a small product gains less than it pays)."""
+"""Products with a shorter inner dimension are never split to fill the GPU (a small product gains less than
+it pays)."""
+SPLIT_K_MAX = 32
+"""The most slices a product with few output tiles is split into (its finishing program adds them all)."""
+BALANCE_SPLITS = (2, 3)
+BALANCE_COST = 1.08
+"""Work per SM a split must save, as a factor, before it pays for writing and adding its partial sums."""
 
 
 def arithmetic(dtype: torch.dtype, precision: str | None) -> str:
@@ -187,11 +201,13 @@ def gemm_config(
     *,
     batch: int = 1,
     device: int | None = None,
+    tma: bool = True,
 ) -> GemmConfig:
     """Configuration for a ``batch`` of m x n x k products of ``dtype`` in ``precision`` (float32) on ``device``.
 
     A dictionary look-up after the first call for a shape: the configuration `densela tune` stored for the
-    shape's bucket on this GPU model, else the tables above (``choose_gemm_config``).
+    shape's bucket on this GPU model, else the tables above (``choose_gemm_config``). ``tma=False`` asks for
+    a configuration of the tiles kernel.
 
     Example:
         >>> import torch
@@ -200,15 +216,15 @@ def gemm_config(
         >>> cfg.block_m > 0 and cfg.num_warps > 0
         True
     """
-    key = (m, n, k, dtype, precision, batch, device)
+    key = (m, n, k, dtype, precision, batch, device, tma)
     cfg = _CHOSEN.get(key)
     if cfg is None:
         if len(_CHOSEN) >= _CHOSEN_LIMIT:
             _CHOSEN.clear()
         arith = arithmetic(dtype, precision)
         cfg = tuned(device).get(arith, {}).get(bucket(m, n, k, batch))
-        if cfg is None:
-            cfg = choose_gemm_config(m, n, k, dtype, precision, batch=batch, device=device)
+        if cfg is None or (cfg.kernel == "tma" and not tma):
+            cfg = choose_gemm_config(m, n, k, dtype, precision, batch=batch, device=device, tma=tma)
         _CHOSEN[key] = cfg
     return cfg
 
@@ -231,34 +247,74 @@ def choose_gemm_config(
     *,
     batch: int = 1,
     device: int | None = None,
+    tma: bool = True,
 ) -> GemmConfig:
-    """The untuned choice: large 2-D products of 16-bit and TF32 operands on the persistent TMA kernel,
-    outputs with a tiny inner dimension on outer-product tiles, products whose output tiles cannot fill the
-    GPU split along K, everything else on the tiles kernel with tiles sized to the output."""
+    """The untuned choice: large 2-D products of 16-bit and TF32 operands, and mid-sized 16-bit ones, on the
+    persistent TMA kernel (``tma=False``: never), outputs with a tiny inner dimension on outer-product tiles,
+    products whose output tiles cannot fill the GPU split along K, everything else on the tiles kernel with
+    tiles sized to the output and, where the last wave of tiles would leave SMs idle, split in 2 or 3.
+
+    Example:
+        >>> import torch
+        >>> cfg = choose_gemm_config(50, 50, 5000, torch.float32)  # under the interpreter: one small tile
+        >>> cfg.block_m > 0
+        True
+    """
     if INTERPRET:
         return _GEMM_INTERPRET
     arith = arithmetic(dtype, precision)
     mn = m * n
     if k <= THIN_K and mn >= SMALL_MN:
         return _GEMM_THIN_K
+    shared = shared_memory(device) if device is not None else None
     if mn >= LARGE_MN:
         large = _GEMM_LARGE[arith]
-        if large.kernel == "tma" and (batch > 1 or mn * k < TMA_MIN_WORK):
+        if large.kernel == "tma" and (batch > 1 or mn * k < TMA_MIN_WORK or not tma):
             large = _GEMM_MEDIUM[arith]
-        shared = shared_memory(device) if device is not None else None
         if shared is None or _pipeline_bytes(large, dtype.itemsize) <= shared:
-            return large
-    base = (_GEMM_SMALL if mn < SMALL_MN else _GEMM_MEDIUM)[arith]
+            return _balanced(large, m, n, k, batch, device)
+    if arith == "16-bit" and tma and batch == 1 and mn >= SMALL_MN and mn * k <= MID_TMA_WORK:
+        return _GEMM_MID_TMA
     sms = multiprocessors(device)
-    if k >= SPLIT_K_MIN_K and -(-m // base.block_m) * -(-n // base.block_n) * batch < sms:
-        # Fewer output tiles than SMs: split K over more programs, on small tiles. The sweeps' best splits
-        # left about two BLOCK_K steps per slice, with at most four programs per SM.
-        cfg = _GEMM_SPLIT[0] if max(m, n) <= 64 else _GEMM_SPLIT[1]
-        tiles = -(-m // cfg.block_m) * -(-n // cfg.block_n) * batch
-        split = min(-(-k // cfg.block_k) // SPLIT_K_MIN_BLOCKS, -(-4 * sms // tiles))
-        if split >= 2:
-            return cfg._replace(split_k=split)
-    return base
+    if k >= SPLIT_K_MIN_K:
+        # Output tiles too few to fill the GPU even when small: split K over more programs, about 1.5 per SM,
+        # each with at least SPLIT_K_MIN_BLOCKS steps of K.
+        if max(m, n) <= 64:
+            choices = [_GEMM_SPLIT["tiny"]]
+        else:
+            choices = [_GEMM_SPLIT["16-bit"]] * (arith == "16-bit") + [_GEMM_SPLIT["other"]]
+        for cfg in choices:
+            tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n) * batch
+            if tiles < sms:
+                split = min(cdiv(k, cfg.block_k) // SPLIT_K_MIN_BLOCKS, SPLIT_K_MAX, max(2, cdiv(3 * sms, 2 * tiles)))
+                if split >= 2:
+                    return cfg._replace(split_k=split)
+    if mn <= SMALL_MN:
+        return _GEMM_SMALL_K if k <= SMALL_K else _GEMM_SMALL
+    return _balanced(_GEMM_MEDIUM[arith], m, n, k, batch, device)
+
+
+def _balanced(cfg: GemmConfig, m: int, n: int, k: int, batch: int, device: int | None) -> GemmConfig:
+    """``cfg`` split in 2 or 3 along K where that spreads the work more evenly over the SMs.
+
+    Output tiles go to the SMs in waves; a product with a few more tiles than a whole number of waves (float32
+    1050^3: 289 tiles of 64 x 64, three on some SMs, two on most) leaves most SMs idle in the last wave.
+    The work per SM is ceil(programs / SMs) programs of 1/split of a tile's K each; a split must cut it by
+    BALANCE_COST. (float32 on an H100: 1050^3 0.78 -> 0.91 of cuBLAS with 3 slices, 1100^3 0.87 -> 0.97
+    with 2.)
+    """
+    if cfg.kernel != "tiles" or cfg.split_k > 1:
+        return cfg
+    sms = multiprocessors(device)
+    tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n) * batch
+    best, best_work = 1, float(cdiv(tiles, sms))
+    for split in BALANCE_SPLITS:
+        if cdiv(k, cfg.block_k) < 4 * split:
+            break
+        work = cdiv(tiles * split, sms) / split * BALANCE_COST
+        if work < best_work:
+            best, best_work = split, work
+    return cfg if best == 1 else cfg._replace(split_k=best)
 
 
 def tile_config(itemsize: int) -> TileConfig:

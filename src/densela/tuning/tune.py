@@ -59,19 +59,23 @@ LARGE_CANDIDATES: dict[str, list[GemmConfig]] = {
 
 TILE_CANDIDATES: dict[int, list[GemmConfig]] = {
     2: [C(64, 64, 64, 8, 4, 3), C(64, 128, 64, 8, 4, 3), C(128, 128, 64, 8, 8, 3), C(128, 256, 64, 8, 8, 4),
-        C(64, 64, 32, 8, 4, 3), C(32, 64, 64, 8, 4, 3)],
-    4: [C(32, 32, 32, 8, 2, 3), C(32, 64, 32, 8, 4, 3), C(64, 64, 32, 8, 4, 3), C(64, 64, 64, 8, 4, 3),
+        C(32, 32, 128, 8, 4, 2), C(32, 64, 64, 8, 4, 3)],
+    4: [C(32, 32, 32, 8, 2, 3), C(32, 32, 128, 8, 4, 2), C(32, 64, 32, 8, 4, 3), C(64, 64, 32, 8, 4, 3),
         C(64, 128, 32, 8, 4, 4), C(128, 128, 32, 8, 8, 3)],
-    8: [C(32, 32, 32, 8, 2, 3), C(32, 64, 32, 8, 4, 3), C(64, 64, 32, 8, 4, 3), C(64, 128, 16, 8, 4, 3)],
+    8: [C(32, 32, 32, 8, 2, 3), C(32, 32, 128, 8, 4, 2), C(32, 64, 32, 8, 4, 3), C(64, 64, 32, 8, 4, 3),
+        C(64, 128, 16, 8, 4, 3)],
 }  # fmt: skip
 """Candidates for the tiles kernel below LARGE_MN, by item size."""
+
+MID_TMA_CANDIDATES = [_tma(64, 128, 64, 8, 4, 4), _tma(128, 64, 64, 8, 4, 4), _tma(128, 128, 64, 8, 4, 4)]
+"""Candidates for 2-D 16-bit products below LARGE_MN (the TMA kernel with mid tiles)."""
 
 THIN_K_CANDIDATES = [C(64, 128, 16, 8, 4, 2), C(128, 128, 16, 8, 8, 2), C(64, 64, 16, 8, 4, 2),
                      C(128, 64, 32, 8, 4, 3), C(128, 256, 16, 8, 8, 2)]  # fmt: skip
 """Candidates for k <= THIN_K with a large output."""
 
-SPLIT_BASES = [C(32, 32, 64, 1, 4, 3), C(64, 64, 32, 8, 4, 3)]
-SPLITS = (2, 4, 8, 16, 32, 64, 128)
+SPLIT_BASES = [C(16, 16, 64, 1, 1, 3), C(32, 64, 64, 8, 4, 3), C(64, 64, 32, 8, 4, 3)]
+SPLITS = (2, 3, 4, 8, 16, 32)
 
 
 def candidates(m: int, n: int, k: int, dtype: torch.dtype, precision: str | None, batch: int, device: int) -> list[C]:
@@ -94,6 +98,8 @@ def candidates(m: int, n: int, k: int, dtype: torch.dtype, precision: str | None
             found += TILE_CANDIDATES[dtype.itemsize]
     else:
         found += TILE_CANDIDATES[dtype.itemsize]
+        if arith == "16-bit" and batch == 1:
+            found += MID_TMA_CANDIDATES
         sms = multiprocessors(device)
         for base in SPLIT_BASES:
             tiles = -(-m // base.block_m) * -(-n // base.block_n) * batch
