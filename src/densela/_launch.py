@@ -161,8 +161,7 @@ class Plan:
                 if type(x) is torch.Tensor and WORKSPACE_TENSORS.get(id(x)) is x:
                     continue  # kept by the plan and used again as it is
                 if type(x) is torch.Tensor:
-                    place = next((i for i, t in enumerate(slots) if t is x), None)
-                    spec = place if place is not None else _view_spec(x, slots, memory, groups)
+                    spec = _view_spec(x, slots, memory, groups)
                 elif type(x) is TensorDescriptor:
                     base = _view_spec(x.base, slots, memory, groups)
                     spec = None if base is None else _Descriptor(base, x.shape, x.strides, x.block_shape, x.padding)
@@ -221,21 +220,26 @@ class _View(NamedTuple):
 class _Descriptor(NamedTuple):
     """A recorded TMA descriptor, rebuilt on replay over its base tensor's new memory."""
 
-    base: _View
+    base: int | _View
     shape: list[int]
     strides: list[int]
     block_shape: list[int]
     padding: str
 
     def build(self, slots: tuple[torch.Tensor, ...]) -> TensorDescriptor:
-        return TensorDescriptor(self.base.build(slots), self.shape, self.strides, self.block_shape, self.padding)
+        base = slots[self.base] if type(self.base) is int else self.base.build(slots)
+        return TensorDescriptor(base, self.shape, self.strides, self.block_shape, self.padding)
 
 
 def _view_spec(x: torch.Tensor, slots: tuple[torch.Tensor, ...], memory: dict[int, int], groups: list[int]) -> Any:
-    """How to rebuild ``x`` on replay: a view of a slot's memory or of a scratch buffer (``_View``), or None."""
+    """How to rebuild ``x`` on replay: a slot (its number; also for another view with the slot's own shape,
+    strides and start), a view of a slot's memory or of a scratch buffer (``_View``), or None."""
     storage = _storage(x)
     if storage in memory:
         slot = slots[memory[storage]]
+        if x is slot or (x.dtype == slot.dtype and x.data_ptr() == slot.data_ptr() and x.shape == slot.shape
+                         and x.stride() == slot.stride()):  # fmt: skip
+            return memory[storage]
         offset = x.storage_offset() * x.element_size() - slot.storage_offset() * slot.element_size()
         return _View(memory[storage], x.dtype, tuple(x.shape), x.stride(), offset)
     if storage in groups:

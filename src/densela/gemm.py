@@ -411,7 +411,7 @@ def _launch_tma(
     else:
         (a_op, a_km), (b_op, b_km) = _tma_operand(a, tf32), _tma_operand(b.T, tf32)
         a_desc, b_desc = _descriptor(a_op, a_km, bm, bk), _descriptor(b_op, b_km, bn, bk)
-        a_lo_desc, b_lo_desc = a_desc, b_desc  # not read without SPLIT3
+        a_lo_desc = b_lo_desc = None  # not read without SPLIT3 (and then not encoded at each launch)
     tiles = cdiv(m, bm) * cdiv(n, bn)
     sms = multiprocessors(device)
     pc = out if c is None else c

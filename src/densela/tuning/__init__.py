@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import warnings
 from pathlib import Path
 from typing import NamedTuple
@@ -89,6 +90,12 @@ _GEMM_SPLIT = {
 """Split-K tiles (the H100 sweep of 2026-11-23: 16 x 16 tiles of one warp won every output up to 50 x 50)."""
 _GEMM_THIN_K = GemmConfig(64, 128, 16, 8, 4, 2)
 """Products with k <= THIN_K and a large output (outer-product-like): the output write dominates."""
+_GEMM_THIN_K_IEEE = GemmConfig(64, 64, 16, 8, 4, 2)
+"""The same in float32 FMA arithmetic (2500 x 25 x 2500: 1.02 of cuBLAS with 64 x 64 tiles, 0.89 with 64 x 128;
+bfloat16 the other way, H100)."""
+_GEMM_THIN_K_TMA = GemmConfig(128, 128, 64, 8, 8, 3, "tma")
+"""2-D 16-bit products with k == THIN_K: one K step of the TMA kernel (bfloat16 20480 x 64 x 20480: 1.02 of
+cuBLAS against 0.88 on the tiles kernel, H100)."""
 
 LARGE_MN = 2048 * 2048
 SMALL_MN = 512 * 512
@@ -104,6 +111,8 @@ SPLIT_K_MIN_BLOCKS = 2
 SPLIT_K_MIN_K = 1024
 """Products with a shorter inner dimension are never split to fill the GPU (a small product gains less than
 it pays)."""
+SPLIT_K_SLICE = 1024
+"""Longest K slice of a split product with more than 64 x 64 outputs."""
 SPLIT_K_MAX = 32
 """The most slices a product with few output tiles is split into (its finishing program adds them all)."""
 BALANCE_SPLITS = (2, 3)
@@ -265,7 +274,9 @@ def choose_gemm_config(
     arith = arithmetic(dtype, precision)
     mn = m * n
     if k <= THIN_K and mn >= SMALL_MN:
-        return _GEMM_THIN_K
+        if arith == "16-bit" and k == THIN_K and tma and batch == 1:
+            return _GEMM_THIN_K_TMA
+        return _GEMM_THIN_K_IEEE if arith == "ieee" else _GEMM_THIN_K
     shared = shared_memory(device) if device is not None else None
     if mn >= LARGE_MN:
         large = _GEMM_LARGE[arith]
@@ -286,12 +297,25 @@ def choose_gemm_config(
         for cfg in choices:
             tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n) * batch
             if tiles < sms:
-                split = min(cdiv(k, cfg.block_k) // SPLIT_K_MIN_BLOCKS, SPLIT_K_MAX, max(2, cdiv(3 * sms, 2 * tiles)))
+                split = _few_tiles_split(tiles, k, cfg, sms, tiny=max(m, n) <= 64)
                 if split >= 2:
                     return cfg._replace(split_k=split)
     if mn <= SMALL_MN:
         return _GEMM_SMALL_K if k <= SMALL_K else _GEMM_SMALL
     return _balanced(_GEMM_MEDIUM[arith], m, n, k, batch, device)
+
+
+def _few_tiles_split(tiles: int, k: int, cfg: GemmConfig, sms: int, tiny: bool) -> int:
+    """How many K slices a product of ``tiles`` output tiles (fewer than the SMs) is split into.
+
+    About 1.5 programs per SM, and for outputs larger than 64 x 64 also slices of at most SPLIT_K_SLICE of K;
+    the nearest power of two (even slices), at least SPLIT_K_MIN_BLOCKS steps of K each, at most SPLIT_K_MAX.
+    From the H100 sweep of 2026-11-23 (best splits: 50 x 50 x 5000: 16; 16 x 16 x 16384: 32; 256 x 256 x 8192:
+    8-16; 128 x 4096 x 4096: 4-5; 4096 x 64 x 8192: 4-8).
+    """
+    want = max(2, cdiv(3 * sms, 2 * tiles), 1 if tiny else k // SPLIT_K_SLICE)
+    want = 1 << round(math.log2(want))
+    return min(cdiv(k, cfg.block_k) // SPLIT_K_MIN_BLOCKS, SPLIT_K_MAX, want)
 
 
 def _balanced(cfg: GemmConfig, m: int, n: int, k: int, batch: int, device: int | None) -> GemmConfig:
