@@ -157,3 +157,18 @@ def test_tune_keeps_the_best_configuration_per_bucket(tmp_path, monkeypatch):
         assert len(tune_module.tune(shapes, device=0, force=True, progress=False)) == 2
     finally:
         tuning.clear_cache()
+
+
+@pytest.mark.parametrize(
+    "m, n, strides, want",
+    [(100000, 100, (100, 1), (128, 128, 8)), (100000, 100, (1, 100000), (32, 128, 4)),
+     (100, 100000, (100000, 1), (128, 32, 4)), (100, 100000, (1, 100), (128, 128, 8)),
+     (4096, 4096, (4096, 1), None), (300, 200, (200, 1), None)],
+)  # fmt: skip
+def test_thin_transposes_get_tiles_spanning_the_short_side(monkeypatch, m, n, strides, want):
+    """float32 matrices with a side of at most 128 (and a long one) are tiled across that side whole; others
+    keep the square tiles."""
+    monkeypatch.setattr(tuning, "INTERPRET", False)
+    cfg = tuning.transpose_tiles(m, n, *strides, 4)
+    assert tuple(cfg) == (want or tuple(tuning.tile_config(4)))
+    assert tuning.transpose_tiles(m, n, *strides, 8) == tuning.tile_config(8)

@@ -22,7 +22,7 @@ from densela.kernels.transpose import (
     transpose_blocks_inplace_kernel,
     transpose_tiles_kernel,
 )
-from densela.tuning import tile_config
+from densela.tuning import tile_config, transpose_tiles
 
 _WORDS = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 """The integer type each item size moves as; 16-byte (complex128) items move as two 8-byte words."""
@@ -267,7 +267,7 @@ def launch_transpose(a: torch.Tensor, out: torch.Tensor, alpha: float, lo: torch
     split = lo is not None
     (src, vec), (dst, _) = _as_words(a, scaled or split), _as_words(out, scaled or split)
     m, n = a.shape
-    cfg = tile_config(a.element_size())
+    cfg = transpose_tiles(m, n, *a.stride(), a.element_size())
     tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n)
     _TILES((tiles,),
         src, dst, lo if split else dst,
