@@ -439,6 +439,18 @@ def test_mid_sized_tma_products_fall_back_for_unaligned_operands(device, monkeyp
     assert asked == [True, True, False] and not copies
 
 
+def test_tma_reads_in_place_only_what_its_arithmetic_allows(device):
+    """TF32 needs both operands K-major; 3xTF32 always reads copies (its TF32 parts); the FMA and 16-bit
+    products also read a transposed operand in place. The mid-sized TMA fallback asks exactly this."""
+    a = make((24, 32), torch.float32, device)
+    b_k_major, b_n_major = make((32, 40), torch.float32, device, "col"), make((32, 40), torch.float32, device)
+    in_place = GEMM_MODULE._tma_in_place
+    assert in_place(a, b_k_major, "tf32") and not in_place(a, b_n_major, "tf32")
+    assert in_place(a, b_n_major, "ieee") and not in_place(a, b_k_major, "tf32x3")
+    a31, b31 = make((24, 31), torch.float32, device), make((31, 40), torch.float32, device, "col")
+    assert not in_place(a31, b31, "ieee"), "rows of 31 float32 do not start on 16-byte boundaries"
+
+
 @pytest.mark.parametrize("dtype, precision", [(torch.float16, None), (torch.float32, "tf32"), (torch.float64, None)])
 def test_tma_operand_copies(device, monkeypatch, dtype, precision):
     """Operands TMA cannot read (rows not 16-byte aligned, strided views) are copied; aligned ones are not."""

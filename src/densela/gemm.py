@@ -205,7 +205,7 @@ def launch_gemm(
     device = out.device.index if out.is_cuda else None
     if cfg is None:
         cfg = gemm_config(m, n, k, a.dtype, precision, batch=batch, device=device)
-        if cfg.kernel == "tma" and m * n * k < TMA_MIN_WORK and not (_tma_ready(a) and _tma_ready(b.T)):
+        if cfg.kernel == "tma" and m * n * k < TMA_MIN_WORK and not _tma_in_place(a, b, precision):
             # a smaller product gains less from TMA than copying an operand for it would cost
             cfg = gemm_config(m, n, k, a.dtype, precision, batch=batch, device=device, tma=False)
     if cfg.kernel == "tma" and out.ndim == 2 and k > 0:
@@ -360,24 +360,32 @@ def _aligned_copy(x: torch.Tensor, multiple: int = 0, split: bool = False) -> An
     return (hi, lo) if split else hi
 
 
-def _tma_ready(x: torch.Tensor) -> bool:
-    """Whether TMA reads the 2-D operand ``x`` (rows x K) in place, K-major or transposed."""
-    return x.ndim == 2 and (_rows_aligned(x, 16 // x.element_size()) or _rows_aligned(x.T, 16 // x.element_size()))
+def _tma_in_place(a: torch.Tensor, b: torch.Tensor, precision: str) -> bool:
+    """Whether ``_launch_tma`` reads both operands without copying them (never for 3xTF32: its parts are copies)."""
+    if a.ndim != 2 or b.ndim != 2 or (a.dtype == torch.float32 and precision == "tf32x3"):
+        return False
+    k_major_only = a.dtype == torch.float32 and precision == "tf32"
+    return _tma_view(a, k_major_only) is not None and _tma_view(b.T, k_major_only) is not None
 
 
-def _tma_operand(x: torch.Tensor, k_major_only: bool) -> tuple[torch.Tensor, bool]:
-    """An operand ``x`` (rows x K, as the product uses it) as TMA will read it: (view, K-major?).
+def _tma_view(x: torch.Tensor, k_major_only: bool) -> tuple[torch.Tensor, bool] | None:
+    """The 2-D operand ``x`` (rows x K, as the product uses it) as TMA reads it in place: (view, K-major?), or
+    None when it must be copied first.
 
     K-major: ``x`` itself, rows of K contiguous elements. Otherwise ``x.T`` (K x rows), when the tensor
-    cores may read it transposed (16-bit, float64 and FMA products). Anything else is first copied
-    K-major into 16-byte aligned rows by densela's transpose kernel.
+    cores may read it transposed (16-bit, float64 and FMA products).
     """
     tma_rows = 16 // x.element_size()
     if _rows_aligned(x, tma_rows):
         return x, True
     if not k_major_only and _rows_aligned(x.T, tma_rows):
         return x.T, False
-    return _aligned_copy(x), True
+    return None
+
+
+def _tma_operand(x: torch.Tensor, k_major_only: bool) -> tuple[torch.Tensor, bool]:
+    """``_tma_view`` of ``x``, or a K-major copy of it in 16-byte aligned rows (densela's transpose kernel)."""
+    return _tma_view(x, k_major_only) or (_aligned_copy(x), True)
 
 
 def _descriptor(view: torch.Tensor, k_major: bool, rows_block: int, k_block: int) -> TensorDescriptor:

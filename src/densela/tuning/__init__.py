@@ -277,12 +277,11 @@ def choose_gemm_config(
         if arith == "16-bit" and k == THIN_K and tma and batch == 1:
             return _GEMM_THIN_K_TMA
         return _GEMM_THIN_K_IEEE if arith == "ieee" else _GEMM_THIN_K
-    shared = shared_memory(device) if device is not None else None
     if mn >= LARGE_MN:
         large = _GEMM_LARGE[arith]
         if large.kernel == "tma" and (batch > 1 or mn * k < TMA_MIN_WORK or not tma):
             large = _GEMM_MEDIUM[arith]
-        if shared is None or _pipeline_bytes(large, dtype.itemsize) <= shared:
+        if device is None or _pipeline_bytes(large, dtype.itemsize) <= shared_memory(device):
             return _balanced(large, m, n, k, batch, device)
     if arith == "16-bit" and tma and batch == 1 and mn >= SMALL_MN and mn * k <= MID_TMA_WORK:
         return _GEMM_MID_TMA
