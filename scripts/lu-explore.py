@@ -1,7 +1,8 @@
 """LU on the GPU: correctness at sizes the interpreter cannot reach, then timings against torch's cuSOLVER
 and MAGMA paths, for block-width variants. Writes $OUT/lu-explore.jsonl and prints a table.
 
-Usage: python scripts/lu-explore.py [check] [time] [batched] [refine] [--sizes 1000,4096] [--blocks 128,32 256,32]
+Usage: python scripts/lu-explore.py [check] [time] [batched] [whole] [refine] [--sizes 1000,4096]
+       [--blocks 128,32 256,32]
 """
 
 from __future__ import annotations
@@ -135,6 +136,34 @@ def batched() -> None:
                        **{f"{k}_ms": v for k, v in base.items()})  # fmt: skip
 
 
+def whole_sweep(budget_s: float) -> None:
+    """lu_batched_kernel's (matrices per program, warps) at 10000 matrices of each size, every matrix whole."""
+    lu_module.BATCHED_BYTES = 128 * 128 * 8
+    default = lu_module._whole_launch
+    start = time.perf_counter()
+    for n in (8, 16, 32, 64, 128):
+        for dtype in (torch.float64, torch.float32):
+            a = torch.randn(10000, n, n, dtype=dtype, device=DEV)
+            ref_piv = (torch.linalg.lu_factor(a[:50])[1] - 1).to(torch.int32)
+            base = min(bench(vendor(name, a), 0.5)[0] for name in ("cusolver", "magma"))
+            torch.backends.cuda.preferred_linalg_library("default")
+            elements = n * n
+            for mats in (1, 2, 4, 8, 16, 32):
+                for per_thread in (8, 16, 32, 64):
+                    warps = mats * elements // (32 * per_thread)
+                    if not 1 <= warps <= 16 or mats * elements > 16384 or time.perf_counter() - start > budget_s:
+                        continue
+                    lu_module._whole_launch = lambda m, k, size, c=(mats, warps): c
+                    _, piv, _ = dl.lu_factor_ex(a)
+                    same = bool(torch.equal(piv[:50], ref_piv))
+                    ms = bench(partial(dl.lu_factor_ex, a), 0.5)[0]
+                    print(f"whole 10000 x {n} {str(dtype)[6:]} mats {mats} warps {warps}: {ms:.3f} ms, "
+                          f"best vendor {base:.3f} -> {base / ms:.2f}x; pivots {same}")  # fmt: skip
+                    record(kind="whole", count=10000, n=n, dtype=str(dtype), mats=mats, warps=warps, densela_ms=ms,
+                           vendor_ms=base, pivots_equal=same)  # fmt: skip
+    lu_module._whole_launch = default
+
+
 def refine(sizes: list[int]) -> None:
     for n in sizes:
         for cond in (1e2, 1e6):
@@ -178,6 +207,8 @@ def main() -> None:
         timing(sizes, blocks)
     if "batched" in args.what:
         batched()
+    if "whole" in args.what:
+        whole_sweep(420.0)
     if "refine" in args.what:
         refine(sizes)
 

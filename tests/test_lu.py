@@ -493,6 +493,28 @@ def test_lu_factor_batched_numpy() -> None:
     assert info.tolist() == [0, 0]
 
 
+@pytest.mark.parametrize("in_place", [False, True], ids=["copy", "in-place"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_lu_factor_batch_over_several_programs(dtype: torch.dtype, in_place: bool, device: str) -> None:
+    """37 matrices of 5 x 6, several per program (the last program partly empty), one of them singular and
+    one with a NaN: every matrix as SciPy factors it, info per matrix, in place into a column-major batch."""
+    values = gaussian((37, 5, 6), "several-programs")
+    values[20, :, 1] = 0.0
+    values[30, 2, 3] = np.nan
+    values = rounded(values, dtype)
+    a = place(values, dtype, device, "col")
+    lu, piv, info = dl.lu_factor_ex(a, overwrite_a=in_place)
+    assert int64_cpu(info).tolist() == [2 if i == 20 else 0 for i in range(37)]
+    assert (lu.data_ptr() == a.data_ptr()) == in_place
+    host = int64_cpu(piv)
+    for i in range(37):
+        if i == 30:
+            continue  # NaN: LAPACK's choice among NaN rows is not specified
+        assert_pivots_match(host[i], scipy_factor(values[i], dtype)[1], f"matrix {i}")
+        assert_lu_valid(values[i], lu[i], piv[i], dtype, f"matrix {i}")
+    assert torch.isnan(lu[30]).any()
+
+
 # --- lu_factor_ex and singular matrices ---------------------------------------------------------------------
 
 

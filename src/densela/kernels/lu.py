@@ -154,3 +154,51 @@ def triangular_solve_kernel(
         x = tl.where(r[:, None] == i, xi[None, :], tl.where(rest[:, None], x - column[:, None] * xi[None, :], x))
         column = upcoming
     tl.store(ptrs, x, mask=inside)
+
+
+@triton.jit
+def lu_batched_kernel(
+    src_ptr, lu_ptr, piv_ptr, info_ptr,
+    BATCH, M, N,
+    stride_sb, stride_sm, stride_sn,
+    stride_lb, stride_lm, stride_ln,
+    stride_pb, stride_ib,
+    MATS: tl.constexpr, ROWS: tl.constexpr, COLS: tl.constexpr,
+):  # fmt: skip
+    """Factors MATS matrices of a batch per program, each whole in registers: ``lu[b] = L U`` of ``P src[b]``.
+
+    Program p reads matrices [p * MATS, (p + 1) * MATS) of the M x N batch ``src`` (any strides; ROWS and
+    COLS are powers of two >= M and N), factors them column by column as ``lu_panel_kernel`` does (the same
+    pivot, the first largest magnitude, NaN counting as infinite; rows carry their current position and are
+    stored at their final positions at the end), and writes ``lu`` (which may be ``src``: every matrix is
+    read whole before it is written), ``piv`` (0-based) and ``info`` (0 or the 1-based first zero pivot).
+    The pivot row is picked out of the registers by a masked reduction over the rows, so no step goes
+    through memory.
+    """
+    mat = tl.program_id(0).to(tl.int64) * MATS + tl.arange(0, MATS)
+    r = tl.arange(0, ROWS)
+    c = tl.arange(0, COLS)
+    m3 = mat[:, None, None]
+    r3 = r[None, :, None].to(tl.int64)
+    c3 = c[None, None, :].to(tl.int64)
+    inside = (m3 < BATCH) & (r3 < M) & (c3 < N)
+    blk = tl.load(src_ptr + m3 * stride_sb + r3 * stride_sm + c3 * stride_sn, mask=inside, other=0.0)
+    pos = r[None, :] + 0 * mat[:, None].to(tl.int32)
+    first_zero = tl.zeros((MATS,), dtype=tl.int32)
+    for j in range(0, tl.minimum(M, N)):
+        col = tl.sum(tl.where(c3 == j, blk, 0.0), axis=2)
+        mag = tl.abs(col)
+        mag = tl.where(mag != mag, float("inf"), mag)
+        mag = tl.where((pos >= j) & (r[None, :] < M), mag, -1.0)
+        _, at, _ = tl.reduce((mag, pos, pos), 1, _first_max)
+        prow = tl.sum(tl.where(pos[:, :, None] == at[:, None, None], blk, 0.0), axis=1)
+        pivot = tl.sum(tl.where(c[None, :] == j, prow, 0.0), axis=1)
+        tl.store(piv_ptr + mat * stride_pb + j, at, mask=mat < BATCH)
+        first_zero = tl.where((first_zero == 0) & (pivot == 0), j + 1, first_zero)
+        pos = tl.where(pos == at[:, None], j, tl.where(pos == j, at[:, None], pos))
+        below = (pos > j) & (r[None, :] < M)
+        lower = col / tl.where(pivot == 0, 1.0, pivot)[:, None]
+        updated = tl.where(c3 == j, lower[:, :, None], blk - lower[:, :, None] * prow[:, None, :])
+        blk = tl.where(below[:, :, None] & (c3 >= j), updated, blk)
+    tl.store(lu_ptr + m3 * stride_lb + pos[:, :, None].to(tl.int64) * stride_lm + c3 * stride_ln, blk, mask=inside)
+    tl.store(info_ptr + mat * stride_ib, first_zero, mask=mat < BATCH)
