@@ -208,7 +208,7 @@ def main() -> None:
     if "batched" in args.what:
         batched()
     if "whole" in args.what:
-        whole_sweep(420.0)
+        whole_sweep(360.0)
     if "refine" in args.what:
         refine(sizes)
 
