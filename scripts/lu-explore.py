@@ -138,8 +138,8 @@ def batched() -> None:
 
 def whole_sweep(budget_s: float) -> None:
     """lu_batched_kernel's (matrices per program, warps) at 10000 matrices of each size, every matrix whole."""
-    lu_module.BATCHED_BYTES = 128 * 128 * 8
-    default = lu_module._whole_launch
+    small, default = lu_module.BATCHED_SMALL, lu_module._small_launch
+    lu_module.BATCHED_SMALL = 128 * 128
     start = time.perf_counter()
     for n in (8, 16, 32, 64, 128):
         for dtype in (torch.float64, torch.float32):
@@ -153,7 +153,7 @@ def whole_sweep(budget_s: float) -> None:
                     warps = mats * elements // (32 * per_thread)
                     if not 1 <= warps <= 16 or mats * elements > 16384 or time.perf_counter() - start > budget_s:
                         continue
-                    lu_module._whole_launch = lambda m, k, size, c=(mats, warps): c
+                    lu_module._small_launch = lambda m, k, size, c=(mats, warps): c
                     _, piv, _ = dl.lu_factor_ex(a)
                     same = bool(torch.equal(piv[:50], ref_piv))
                     ms = bench(partial(dl.lu_factor_ex, a), 0.5)[0]
@@ -161,7 +161,7 @@ def whole_sweep(budget_s: float) -> None:
                           f"best vendor {base:.3f} -> {base / ms:.2f}x; pivots {same}")  # fmt: skip
                     record(kind="whole", count=10000, n=n, dtype=str(dtype), mats=mats, warps=warps, densela_ms=ms,
                            vendor_ms=base, pivots_equal=same)  # fmt: skip
-    lu_module._whole_launch = default
+    lu_module.BATCHED_SMALL, lu_module._small_launch = small, default
 
 
 def refine(sizes: list[int]) -> None:

@@ -49,12 +49,12 @@ BATCHED_BYTES = 16384
 2026-11-22: 64 x 64 float32 at 1.35x torch's faster batched path, while 64 x 64 float64 held whole was 0.67x
 and 128 x 128 float64 spilled registers, 0.03x); larger ones go through the blocked algorithm, the whole
 batch per launch while a column panel of each fits one program, else one matrix after another."""
-BATCHED_MATS = 16
-"""Most matrices that one program of ``lu_batched_kernel`` factors."""
-BATCHED_PROGRAM_ELEMENTS = 1024
-"""Small matrices are grouped per program up to this many (padded) elements."""
-BATCHED_THREAD_ELEMENTS = 8
-"""``lu_batched_kernel`` gets one warp per this many elements per thread times 32 (at most 16 warps)."""
+BATCHED_SMALL = 256
+"""Batched matrices of at most this many padded elements (16 x 16) are factored by ``lu_batched_kernel``, several
+per program with 4 KiB of them per program, 8 elements per thread up to 8 x 8, else one warp (H100, 2026-11-23,
+10000 matrices: 8 x 8 1.9x (float64) and 3.1x (float32) torch's faster path, 16 x 16 1.2x and 1.8x; at 32 x 32 and
+above it is slower than one matrix per program of ``lu_panel_kernel``, which BATCHED_BYTES then takes)."""
+BATCHED_SMALL_BYTES = 4096
 
 
 @dataclass(frozen=True)
@@ -250,9 +250,10 @@ def factor(
     Python between a factorization's hundreds of launches costs more than their GPU time below n ~ 8192).
     """
     batch, m, n = src.shape
-    if batch > 1 and _whole(src) and call.backend != "torch" and min(m, n):
-        return _factor_whole(call, src, in_place)
-    if in_place or call.backend == "torch" or call.run_device.type != "cuda" or min(m, n) == 0:
+    if batch > 1 and _pow2(m) * _pow2(n) <= BATCHED_SMALL and call.backend != "torch" and min(m, n):
+        return _factor_small(call, src, in_place)
+    one_launch = batch > 1 and _whole(src)
+    if in_place or one_launch or call.backend == "torch" or call.run_device.type != "cuda" or min(m, n) == 0:
         return _factor_eager(call, src if in_place else column_major(src, call.run_device), precision)
     key = ("lu_factor", src.shape, src.dtype, call.run_device, precision, _blocks(), BATCHED_BYTES, PANEL_ROWS)
 
@@ -291,15 +292,15 @@ def _factor_eager(call: Call, a: torch.Tensor, precision: str) -> tuple[torch.Te
     return a, piv, info
 
 
-def _factor_whole(call: Call, src: torch.Tensor, in_place: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Factors the batch ``src`` by ``lu_batched_kernel`` (one launch, each matrix whole in registers): reads
-    ``src`` as it is laid out and writes a column-major ``lu`` (``src`` itself when ``in_place``)."""
+def _factor_small(call: Call, src: torch.Tensor, in_place: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Factors the batch ``src`` of small matrices by ``lu_batched_kernel`` (one launch): reads ``src`` as it is
+    laid out and writes a column-major ``lu`` (``src`` itself when ``in_place``)."""
     batch, m, n = src.shape
     src = src.to(call.run_device)
     lu = src if in_place else torch.empty((batch, n, m), dtype=src.dtype, device=src.device).mT
     piv = torch.empty((batch, min(m, n)), dtype=torch.int32, device=src.device)
     info = torch.empty((batch,), dtype=torch.int32, device=src.device)
-    mats, warps = _whole_launch(m, n, src.element_size())
+    mats, warps = _small_launch(m, n, src.element_size())
     with call.guard():
         _BATCHED((cdiv(batch, mats),),
             src, lu, piv, info,
@@ -312,11 +313,11 @@ def _factor_whole(call: Call, src: torch.Tensor, in_place: bool) -> tuple[torch.
     return lu, piv, info
 
 
-def _whole_launch(m: int, n: int, itemsize: int) -> tuple[int, int]:
-    """(matrices per program, warps) for ``lu_batched_kernel``."""
+def _small_launch(m: int, n: int, itemsize: int) -> tuple[int, int]:
+    """(matrices per program, warps) of ``lu_batched_kernel`` for m x n matrices (see BATCHED_SMALL)."""
     elements = _pow2(m) * _pow2(n)
-    mats = max(1, min(BATCHED_MATS, BATCHED_PROGRAM_ELEMENTS // elements))
-    return mats, max(1, min(16, mats * elements // BATCHED_THREAD_ELEMENTS // 32))
+    mats = max(1, BATCHED_SMALL_BYTES // itemsize // elements)
+    return mats, max(1, mats * elements // 256) if elements <= 64 else 1
 
 
 def _whole(a: torch.Tensor) -> bool:
@@ -327,7 +328,9 @@ def _whole(a: torch.Tensor) -> bool:
 def _run_factor(a: torch.Tensor, piv: torch.Tensor, info: torch.Tensor, precision: str) -> None:
     """The launches that factor the column-major (batch, m, n) ``a`` (info zero on entry)."""
     batch, m, n = a.shape
-    if batch > 1 and _pow2(m) * _blocks()[-1] <= ONE_PROGRAM_ELEMENTS:
+    if batch > 1 and _whole(a):
+        _launch_panel(a, piv, info, 0, None)
+    elif batch > 1 and _pow2(m) * _blocks()[-1] <= ONE_PROGRAM_ELEMENTS:
         _factor_columns(_Work(a, piv, info, precision), 0, n, _blocks())
     else:
         for i in range(batch):
