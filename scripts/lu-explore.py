@@ -87,10 +87,13 @@ def bench(fn, budget: float = 2.0) -> tuple[float, float, float]:
     return tuple(q)
 
 
-def vendor(name: str, a: torch.Tensor):
+def vendor(name: str, a: torch.Tensor, check: bool = True):
+    """torch's lu_factor with the ``name`` backend preferred; ``check`` False: lu_factor_ex, which, like densela's
+    lu_factor_ex, does not synchronize to check the pivots."""
+
     def run():
         torch.backends.cuda.preferred_linalg_library(name)
-        return torch.linalg.lu_factor(a)
+        return torch.linalg.lu_factor(a) if check else torch.linalg.lu_factor_ex(a)
 
     return run
 
@@ -118,6 +121,8 @@ def timing(sizes: list[int], blocks: list[tuple[int, ...]]) -> None:
 
 
 def batched() -> None:
+    """lu_factor_ex on batches, densela's default path and (small matrices) lu_panel_kernel one matrix per program,
+    against torch's lu_factor_ex (none of them synchronizes)."""
     for count in (1000, 10000):
         for n in (8, 16, 32, 64, 128):
             for dtype in (torch.float64, torch.float32):
@@ -126,14 +131,19 @@ def batched() -> None:
                 ref_lu, ref_piv = torch.linalg.lu_factor(a[:50])
                 same = bool(torch.equal(piv[:50], (ref_piv - 1).to(torch.int32)))
                 err = float((lu[:50] - ref_lu).abs().max())
-                base = {name: bench(vendor(name, a), 1.0)[0] for name in ("cusolver", "magma")}
+                base = {name: bench(vendor(name, a, check=False), 1.0)[0] for name in ("cusolver", "magma")}
                 torch.backends.cuda.preferred_linalg_library("default")
                 ms = bench(partial(dl.lu_factor_ex, a), 1.0)[0]
+                small = lu_module.BATCHED_SMALL
+                lu_module.BATCHED_SMALL = 0
+                panel_ms = bench(partial(dl.lu_factor_ex, a), 1.0)[0]
+                lu_module.BATCHED_SMALL = small
                 best = min(base.values())
-                print(f"batched {count} x {n} {str(dtype)[6:]}: densela {ms:.3f} ms, cusolver {base['cusolver']:.3f}, "
-                      f"magma {base['magma']:.3f} -> {best / ms:.2f}x; pivots {same}, diff {err:.2g}")  # fmt: skip
-                record(kind="batched", count=count, n=n, dtype=str(dtype), densela_ms=ms, pivots_equal=same,
-                       **{f"{k}_ms": v for k, v in base.items()})  # fmt: skip
+                print(f"batched {count} x {n} {str(dtype)[6:]}: densela {ms:.3f} ms (panel kernel {panel_ms:.3f}), "
+                      f"cusolver {base['cusolver']:.3f}, magma {base['magma']:.3f} -> {best / ms:.2f}x; "
+                      f"pivots {same}, diff {err:.2g}")  # fmt: skip
+                record(kind="batched", count=count, n=n, dtype=str(dtype), densela_ms=ms, panel_ms=panel_ms,
+                       pivots_equal=same, **{f"{k}_ex_ms": v for k, v in base.items()})  # fmt: skip
 
 
 def whole_sweep(budget_s: float) -> None:
@@ -145,7 +155,7 @@ def whole_sweep(budget_s: float) -> None:
         for dtype in (torch.float64, torch.float32):
             a = torch.randn(10000, n, n, dtype=dtype, device=DEV)
             ref_piv = (torch.linalg.lu_factor(a[:50])[1] - 1).to(torch.int32)
-            base = min(bench(vendor(name, a), 0.5)[0] for name in ("cusolver", "magma"))
+            base = min(bench(vendor(name, a, check=False), 0.5)[0] for name in ("cusolver", "magma"))
             torch.backends.cuda.preferred_linalg_library("default")
             elements = n * n
             for mats in (1, 2, 4, 8, 16, 32):
