@@ -51,9 +51,9 @@ and 128 x 128 float64 spilled registers, 0.03x); larger ones go through the bloc
 batch per launch while a column panel of each fits one program, else one matrix after another."""
 BATCHED_SMALL = 256
 """Batched matrices of at most this many padded elements (16 x 16) are factored by ``lu_batched_kernel``, several
-per program with 4 KiB of them per program, 8 elements per thread up to 8 x 8, else one warp (H100, 2026-11-23,
-10000 matrices: 8 x 8 1.9x (float64) and 3.1x (float32) torch's faster path, 16 x 16 1.2x and 1.8x; at 32 x 32 and
-above it is slower than one matrix per program of ``lu_panel_kernel``, which BATCHED_BYTES then takes)."""
+per program (BATCHED_SMALL_BYTES of them), 8 elements per thread up to 8 x 8, else one warp. H100, 2026-11-23,
+lu_factor_ex's GPU time against ``lu_panel_kernel`` one matrix per program: 8 x 8 1.3-4.9x, 16 x 16 1.1-2.5x;
+from 32 x 32 on it was the slower one (10000 of 32 x 32 float64: 0.81 ms at best against 0.61, two runs)."""
 BATCHED_SMALL_BYTES = 4096
 
 
