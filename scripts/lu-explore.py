@@ -1,7 +1,7 @@
 """LU on the GPU: correctness at sizes the interpreter cannot reach, then timings against torch's cuSOLVER
 and MAGMA paths, for block-width variants. Writes $OUT/lu-explore.jsonl and prints a table.
 
-Usage: python scripts/lu-explore.py [check] [time] [batched] [whole] [refine] [--sizes 1000,4096]
+Usage: python scripts/lu-explore.py [check] [time] [profile] [batched] [whole] [refine] [--sizes 1000,4096]
        [--blocks 128,32 256,32]
 """
 
@@ -120,6 +120,33 @@ def timing(sizes: list[int], blocks: list[tuple[int, ...]]) -> None:
                 record(kind="time", n=n, dtype=str(dtype), blocks=blk, panel_rows=rows, densela_ms=ms, **vendors)
 
 
+def profile(sizes: list[int]) -> None:
+    """GPU time per kernel of one replayed factorization (torch.profiler), and its wall time."""
+    from torch.profiler import ProfilerActivity
+    from torch.profiler import profile as torch_profile
+
+    for n in sizes:
+        for dtype in (torch.float64, torch.float32):
+            a = torch.randn(n, n, dtype=dtype, device=DEV)
+            for _ in range(3):  # eager, captured, replayed
+                dl.lu_factor_ex(a)
+            torch.cuda.synchronize()
+            with torch_profile(activities=[ProfilerActivity.CUDA]) as prof:
+                dl.lu_factor_ex(a)
+                torch.cuda.synchronize()
+            kernels: dict[str, list[float]] = {}
+            for e in prof.events():
+                if e.device_type == torch.autograd.DeviceType.CUDA:
+                    kernels.setdefault(e.name[:60], []).append(e.device_time)
+            wall = bench(partial(dl.lu_factor_ex, a), 1.0)[0]
+            busy = sum(sum(v) for v in kernels.values()) / 1000
+            print(f"profile n={n} {str(dtype)[6:]}: wall {wall:.2f} ms, kernels {busy:.2f} ms")
+            for name, times in sorted(kernels.items(), key=lambda kv: -sum(kv[1]))[:8]:
+                print(f"    {sum(times) / 1000:8.2f} ms  {len(times):6d} x {sum(times) / len(times):8.1f} us  {name}")
+            record(kind="profile", n=n, dtype=str(dtype), wall_ms=wall, kernel_ms=busy,
+                   kernels={k: [len(v), sum(v) / 1000] for k, v in kernels.items()})  # fmt: skip
+
+
 def batched() -> None:
     """lu_factor_ex on batches, densela's default path and (small matrices) lu_panel_kernel one matrix per program,
     against torch's lu_factor_ex (none of them synchronizes)."""
@@ -215,6 +242,8 @@ def main() -> None:
         check(sizes)
     if "time" in args.what:
         timing(sizes, blocks)
+    if "profile" in args.what:
+        profile(sizes)
     if "batched" in args.what:
         batched()
     if "whole" in args.what:

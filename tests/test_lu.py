@@ -1181,15 +1181,18 @@ def test_large_refined_solve(refine: str, device: str) -> None:
 # --- the factorization's internal paths, each forced on small matrices ---------------------------------------
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 @pytest.mark.parametrize("shape", [(33, 33), (40, 17), (9, 20)])
-def test_panel_exchange_through_memory(monkeypatch: pytest.MonkeyPatch, shape: tuple[int, int]) -> None:
+def test_panel_exchange_through_memory(
+    monkeypatch: pytest.MonkeyPatch, shape: tuple[int, int], dtype: torch.dtype
+) -> None:
     # every panel takes the multi-program path (GRID_SYNC): candidates, counters and the winning row go
     # through global memory (one program in the interpreter, up to one per SM on a GPU)
     monkeypatch.setattr(densela.lu, "ONE_PROGRAM_ELEMENTS", 4)
-    values = np.random.default_rng(7).standard_normal(shape)
+    values = np.random.default_rng(7).standard_normal(shape).astype(NP_DTYPES[dtype])
     lu, piv = dl.lu_factor(values)
-    assert_pivots_match(piv, scipy_factor(values, torch.float64)[1], f"{shape}")
-    assert_lu_valid(values, lu, piv, torch.float64, f"{shape}")
+    assert_pivots_match(piv, scipy_factor(values, dtype)[1], f"{shape}")
+    assert_lu_valid(values, lu, piv, dtype, f"{shape}")
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])

@@ -20,12 +20,19 @@ from densela import _errors
 from densela._arrays import INTERPRET, Call, prepare
 from densela._launch import GRAPHS, Launcher, cdiv
 from densela.gemm import launch_gemm
-from densela.kernels.lu import lu_batched_kernel, lu_panel_kernel, swap_rows_kernel, triangular_solve_kernel
+from densela.kernels.lu import (
+    lu_batched_kernel,
+    lu_panel_kernel,
+    permute_solve_kernel,
+    swap_rows_kernel,
+    triangular_solve_kernel,
+)
 from densela.tuning import multiprocessors
 
 _PANEL = Launcher(lu_panel_kernel)
 _BATCHED = Launcher(lu_batched_kernel)
 _SWAP = Launcher(swap_rows_kernel)
+_PERMUTE = Launcher(permute_solve_kernel)
 _SOLVE = Launcher(triangular_solve_kernel)
 
 LU_DTYPES = (torch.float32, torch.float64)
@@ -333,10 +340,10 @@ def _run_factor(a: torch.Tensor, piv: torch.Tensor, info: torch.Tensor, precisio
     if batch > 1 and _whole(a):
         _launch_panel(a, piv, info, 0, None)
     elif batch > 1 and _pow2(m) * _blocks()[-1] <= ONE_PROGRAM_ELEMENTS:
-        _factor_columns(_Work(a, piv, info, precision), 0, n, _blocks())
+        _factor_columns(_Work(a, piv, info, precision), 0, n, _blocks(), n)
     else:
         for i in range(batch):
-            _factor_columns(_Work(a[i : i + 1], piv[i : i + 1], info[i : i + 1], precision), 0, n, _blocks())
+            _factor_columns(_Work(a[i : i + 1], piv[i : i + 1], info[i : i + 1], precision), 0, n, _blocks(), n)
 
 
 @dataclass
@@ -349,34 +356,37 @@ class _Work:
     precision: str
     counters: torch.Tensor | None = None
     """The panel kernel's arrival counters, one per column, zero until that column is factored."""
+    perm: torch.Tensor | None = None
+    """The last panel's interchanges as a permutation (``lu_panel_kernel``), for ``permute_solve_kernel``."""
 
 
 def _blocks() -> tuple[int, ...]:
     return INTERPRET_BLOCKS if INTERPRET else BLOCKS
 
 
-def _factor_columns(work: _Work, col0: int, width: int, blocks: tuple[int, ...]) -> None:
+def _factor_columns(work: _Work, col0: int, width: int, blocks: tuple[int, ...], solve_end: int) -> None:
     """Factors columns [col0, col0 + width) of ``work.a`` from row col0 down, blocks of ``blocks[0]`` columns.
 
-    The interchanges reach the other columns of [col0, col0 + width) here; the caller applies them outside.
+    On return every column has taken the block's interchanges (each panel's kernel applies them to the whole
+    matrix), and the block's rows of columns [col0 + width, solve_end) are solved (U12 = L11^-1 A12): a
+    panel's kernel solves its own rows up to its innermost block's end, and each level solves its block's
+    rows up to the enclosing block's end once the block is factored; the caller's update does the rest.
     """
     a = work.a
-    m = a.shape[1]
-    end = col0 + width
-    for k in range(col0, min(m, end), blocks[0]):
-        w = min(blocks[0], min(m, end) - k)
+    cend = col0 + width
+    rend = min(a.shape[1], cend)
+    for k in range(col0, rend, blocks[0]):
+        w = min(blocks[0], rend - k)
         if len(blocks) == 1:
             _launch_panel(a[:, k:, k : k + w], work.piv[:, k:], work.info, k, work)
+            _launch_permute_solve(work, k, w, cend)
         else:
-            _factor_columns(work, k, w, blocks[1:])
-        _launch_swaps(a[:, :, col0:end], work.piv, k, w, k - col0, k + w - col0)
-        if k + w < end:
-            u12 = a[:, k : k + w, k + w : end]
-            # in full float32 whatever the update precision: L11^-1 may be large, and TF32 rounding of it and
-            # of A12 cost the TF32 factorization most of its accuracy (refinement at cond 1e6 stalled)
-            _solve_block_row(a[:, k : k + w, k : k + w], u12, "ieee")
-            if k + w < m:
-                _update(a[:, k + w :, k : k + w], u12, a[:, k + w :, k + w : end], work.precision)
+            _factor_columns(work, k, w, blocks[1:], cend)
+        _update(a[:, k + w :, k : k + w], a[:, k : k + w, k + w : cend], a[:, k + w :, k + w : cend], work.precision)
+    if cend < solve_end:
+        # in full float32 whatever the update precision: L11^-1 may be large, and TF32 rounding of it and of A12
+        # cost the TF32 factorization most of its accuracy (refinement at cond 1e6 stalled)
+        _solve_block_row(a[:, col0:rend, col0:rend], a[:, col0:rend, cend:solve_end], "ieee")
 
 
 def _pow2(x: int) -> int:
@@ -398,6 +408,9 @@ def _launch_panel(
         programs = cdiv(rows, rows_per)
     parts = max(2, _pow2(programs))
     scratch = torch.empty((batch, 2 * parts, nb), dtype=panel.dtype, device=panel.device)
+    if work is not None and (work.perm is None or work.perm.shape[1] < 2 * nb):
+        work.perm = torch.empty((batch, 2 * nb), dtype=torch.int32, device=panel.device)
+    perm = torch.empty((batch, 2 * nb), dtype=torch.int32, device=panel.device) if work is None else work.perm
     best = scratch
     at = counters = piv
     if sync:
@@ -408,13 +421,33 @@ def _launch_panel(
         at = torch.empty(2 * parts, dtype=torch.int32, device=panel.device)
         counters = work.counters[row_base:]
     _PANEL((programs, batch),
-        panel, piv, info,
+        panel, piv, info, perm,
         scratch, best, at, counters,
         rows, width, row_base,
         *panel.stride(),
-        piv.stride(0), info.stride(0), scratch.stride(0),
+        piv.stride(0), info.stride(0), perm.stride(0), scratch.stride(0),
         ROWS=rows_per, NB=nb, PARTS=parts, GRID_SYNC=sync,
         num_warps=max(1, min(8, rows_per // 32)),
+    )  # fmt: skip
+
+
+def _launch_permute_solve(work: _Work, k: int, w: int, solve_end: int) -> None:
+    """Applies the interchanges of the panel at column k (width w) to every other column of ``work.a`` and
+    solves its rows of columns [k + w, solve_end) (``permute_solve_kernel``, 32 columns per program)."""
+    a = work.a
+    batch, m, n = a.shape
+    block = 32
+    left = cdiv(k, block)
+    programs = left + cdiv(n - k - w, block)
+    if programs == 0:
+        return
+    assert work.perm is not None
+    _PERMUTE((programs, batch),
+        a, work.perm,
+        n, k, min(m - k, w), k, k + w, solve_end, left,
+        *a.stride(), work.perm.stride(0),
+        NB=max(2, _pow2(w)), BLOCK=block,
+        num_warps=1,
     )  # fmt: skip
 
 
@@ -437,7 +470,9 @@ def _launch_swaps(
 
 
 def _update(l21: torch.Tensor, u12: torch.Tensor, a22: torch.Tensor, precision: str) -> None:
-    """``a22 -= l21 @ u12`` through densela's GEMM."""
+    """``a22 -= l21 @ u12`` through densela's GEMM (nothing when a22 is empty)."""
+    if a22.numel() == 0:
+        return
     _product(l21, u12, a22, 1.0, precision)
 
 
@@ -460,7 +495,8 @@ def _product(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor, beta: float, p
 
 def _solve_block_row(l11: torch.Tensor, u12: torch.Tensor, precision: str) -> None:
     """``u12 <- L11^-1 u12`` for the unit lower triangle of ``l11``: the inverse (solved from an identity,
-    row-major so that each thread of the solve kernel owns a column), then one GEMM from a copy of ``u12``."""
+    row-major so that each thread of the solve kernel owns a column: solving the column-major ``u12`` in place
+    took 2.5 times as long per launch on the H100), then one GEMM from a copy of ``u12``."""
     batch, w, rest = u12.shape
     inverse = torch.eye(w, dtype=u12.dtype, device=u12.device).expand(batch, w, w).contiguous()
     _triangular_solve(l11, inverse, lower=True, unit=True, precision=precision)

@@ -15,11 +15,11 @@ def _first_max(value_a, index_a, part_a, value_b, index_b, part_b):
 
 @triton.jit
 def lu_panel_kernel(
-    a_ptr, piv_ptr, info_ptr,
+    a_ptr, piv_ptr, info_ptr, perm_ptr,
     rows_ptr, best_ptr, at_ptr, sync_ptr,
     M, N, row_base,
     stride_ab, stride_am, stride_an,
-    stride_pb, stride_ib, stride_rb,
+    stride_pb, stride_ib, stride_qb, stride_rb,
     ROWS: tl.constexpr, NB: tl.constexpr, PARTS: tl.constexpr, GRID_SYNC: tl.constexpr,
 ):  # fmt: skip
     """Factors the M x N panel at ``a_ptr`` (N <= NB) in place, P A = L U with partial pivoting, column by column.
@@ -31,7 +31,10 @@ def lu_panel_kernel(
     column j the pivot is the row of largest |a[., j]| among positions >= j, the first (lowest position)
     on a tie, as LAPACK's idamax (NaN counts as infinite so that it surfaces). ``piv[j]`` gets
     ``row_base`` + that position; ``info`` (when zero on entry) the 1-based ``row_base + j + 1`` of the
-    first exactly zero pivot, whose column is left unscaled, as LAPACK does.
+    first exactly zero pivot, whose column is left unscaled, as LAPACK does. ``perm`` (2 NB per matrix) gets
+    the interchanges as a permutation for ``permute_solve_kernel``: ``perm[i]`` the row (``row_base`` +
+    original position) that ends at position i < min(M, N), ``perm[NB + i]`` the final position of the row
+    that started at position i.
 
     The pivot row reaches every thread through ``rows`` (global scratch, two slots of NB per program,
     alternating by column; ``stride_rb`` per batch matrix). With GRID_SYNC several programs (at most one
@@ -88,6 +91,10 @@ def lu_panel_kernel(
         updated = tl.where(c[None, :] == j, lower[:, None], blk - lower[:, None] * prow[None, :])
         blk = tl.where(below[:, None] & (c[None, :] >= j), updated, blk)
     tl.store(a_ptr + pos[:, None].to(tl.int64) * stride_am + c[None, :] * stride_an, blk, mask=inside)
+    top = tl.minimum(M, N)
+    perm_ptr += mat * stride_qb
+    tl.store(perm_ptr + pos, row_base + r, mask=(pos < top) & (r < M))
+    tl.store(perm_ptr + NB + r, row_base + pos, mask=r < top)
     old = tl.load(info_ptr)
     tl.store(info_ptr, tl.where(old == 0, first_zero, old), mask=pid == 0)
 
@@ -129,9 +136,8 @@ def triangular_solve_kernel(
     """Overwrites the N x K matrix B with T^-1 B for the triangle T (N <= NB; lower or upper, unit diagonal or not).
 
     Program (q, b) solves columns [q * BLOCK_K, (q + 1) * BLOCK_K) of matrix b of a batch, holding them in
-    registers (for row-major B each thread holds whole columns, so no step talks to other threads): one
-    substitution step per row, with T's next column loaded during the current step. Entries of T outside
-    the triangle (and its diagonal when UNIT) are loaded but never used, so T may be the packed LU factors.
+    registers (for row-major B each thread holds whole columns, so no step talks to other threads), by
+    ``_substitute``.
     """
     mat = tl.program_id(1).to(tl.int64)
     t_ptr += mat * stride_tb
@@ -141,6 +147,15 @@ def triangular_solve_kernel(
     ptrs = b_ptr + r[:, None] * stride_bm + k[None, :].to(tl.int64) * stride_bn
     inside = (r[:, None] < N) & (k[None, :] < K)
     x = tl.load(ptrs, mask=inside, other=0.0)
+    tl.store(ptrs, _substitute(x, t_ptr, N, stride_tm, stride_tn, LOWER, UNIT), mask=inside)
+
+
+@triton.jit
+def _substitute(x, t_ptr, N, stride_tm, stride_tn, LOWER: tl.constexpr, UNIT: tl.constexpr):
+    """T^-1 x for the (NB, K) register block ``x`` whose first N rows hold the right-hand sides, and the N x N
+    triangle T at ``t_ptr``: one substitution step per row, with T's next column loaded during the current
+    step. Entries of T outside the triangle (and its diagonal when UNIT) are loaded but never used."""
+    r = tl.arange(0, x.shape[0])
     column = tl.load(t_ptr + r * stride_tm + (0 if LOWER else N - 1) * stride_tn, mask=r < N, other=0.0)
     for step in range(0, N):
         i = step if LOWER else N - 1 - step
@@ -153,7 +168,50 @@ def triangular_solve_kernel(
         rest = ((r > i) & (r < N)) if LOWER else (r < i)
         x = tl.where(r[:, None] == i, xi[None, :], tl.where(rest[:, None], x - column[:, None] * xi[None, :], x))
         column = upcoming
-    tl.store(ptrs, x, mask=inside)
+    return x
+
+
+@triton.jit
+def permute_solve_kernel(
+    a_ptr, perm_ptr,
+    N, first, K, skip_lo, skip_hi, solve_end, left_programs,
+    stride_ab, stride_am, stride_an, stride_qb,
+    NB: tl.constexpr, BLOCK: tl.constexpr,
+):  # fmt: skip
+    """Applies a factored panel's interchanges to the other columns of matrix ``program_id(1)``, and solves its
+    rows right of it up to ``solve_end``: ``A[first:first + K, skip_hi:solve_end] <- L11^-1 (the same)``.
+
+    The panel occupies rows [first, ...) of columns [skip_lo, skip_hi); its unit lower triangle L11 is
+    ``A[first:first + K, skip_lo:skip_lo + K]``; ``perm`` is what ``lu_panel_kernel`` wrote (the rows that
+    end at positions first .. first + K - 1, and where the rows that started there end). Programs
+    [0, left_programs) own BLOCK columns each of [0, skip_lo), the others BLOCK columns of [skip_hi, N).
+    Each gathers the at most 2 K rows that move, in its columns, before any is written (the interchanges
+    as one permutation rather than K swaps in turn), and right of the panel solves the top K in registers.
+    """
+    pid = tl.program_id(0)
+    mat = tl.program_id(1).to(tl.int64)
+    a_ptr += mat * stride_ab
+    perm_ptr += mat * stride_qb
+    right = pid >= left_programs
+    start = tl.where(right, skip_hi + (pid - left_programs) * BLOCK, pid * BLOCK)
+    limit = tl.where(right, N, skip_lo)
+    cols = start + tl.arange(0, BLOCK)
+    e = tl.arange(0, NB)
+    source = tl.load(perm_ptr + e, mask=e < K, other=0).to(tl.int64)
+    target = tl.load(perm_ptr + NB + e, mask=e < K, other=0).to(tl.int64)
+    top = first + e.to(tl.int64)
+    offsets = cols[None, :].to(tl.int64) * stride_an
+    inside = (e[:, None] < K) & (cols[None, :] < limit)
+    down = inside & (target[:, None] >= first + K)
+    x = tl.load(a_ptr + source[:, None] * stride_am + offsets, mask=inside, other=0.0)
+    y = tl.load(a_ptr + top[:, None] * stride_am + offsets, mask=down)
+    tl.debug_barrier()  # every row read before any is written
+    if right & (start < solve_end):
+        corner = (first + 0 * mat) * stride_am + (skip_lo + 0 * mat) * stride_an  # int64 whatever Triton specialized
+        solved = _substitute(x, a_ptr + corner, K, stride_am, stride_an, True, True)
+        x = tl.where(cols[None, :] < solve_end, solved, x)
+    tl.store(a_ptr + target[:, None] * stride_am + offsets, y, mask=down)
+    tl.store(a_ptr + top[:, None] * stride_am + offsets, x, mask=inside)
 
 
 @triton.jit
