@@ -120,16 +120,22 @@ def timing(sizes: list[int], blocks: list[tuple[int, ...]]) -> None:
                 record(kind="time", n=n, dtype=str(dtype), blocks=blk, panel_rows=rows, densela_ms=ms, **vendors)
 
 
-def profile(sizes: list[int]) -> None:
-    """GPU time per kernel of one replayed factorization (torch.profiler), and its wall time."""
+def profile(sizes: list[int], blocks: tuple[int, ...]) -> None:
+    """GPU time per kernel of one replayed factorization (torch.profiler), the host time of one call (until it
+    returns, before the GPU finishes) and the wall time per call."""
     from torch.profiler import ProfilerActivity
     from torch.profiler import profile as torch_profile
 
+    lu_module.BLOCKS = blocks
     for n in sizes:
         for dtype in (torch.float64, torch.float32):
             a = torch.randn(n, n, dtype=dtype, device=DEV)
             for _ in range(3):  # eager, captured, replayed
                 dl.lu_factor_ex(a)
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            dl.lu_factor_ex(a)
+            host = (time.perf_counter() - start) * 1000
             torch.cuda.synchronize()
             with torch_profile(activities=[ProfilerActivity.CUDA]) as prof:
                 dl.lu_factor_ex(a)
@@ -140,10 +146,11 @@ def profile(sizes: list[int]) -> None:
                     kernels.setdefault(e.name[:60], []).append(e.device_time)
             wall = bench(partial(dl.lu_factor_ex, a), 1.0)[0]
             busy = sum(sum(v) for v in kernels.values()) / 1000
-            print(f"profile n={n} {str(dtype)[6:]}: wall {wall:.2f} ms, kernels {busy:.2f} ms")
+            print(f"profile n={n} {str(dtype)[6:]} blocks={blocks}: wall {wall:.2f} ms, host {host:.2f} ms, "
+                  f"kernels {busy:.2f} ms")  # fmt: skip
             for name, times in sorted(kernels.items(), key=lambda kv: -sum(kv[1]))[:8]:
                 print(f"    {sum(times) / 1000:8.2f} ms  {len(times):6d} x {sum(times) / len(times):8.1f} us  {name}")
-            record(kind="profile", n=n, dtype=str(dtype), wall_ms=wall, kernel_ms=busy,
+            record(kind="profile", n=n, dtype=str(dtype), blocks=blocks, wall_ms=wall, host_ms=host, kernel_ms=busy,
                    kernels={k: [len(v), sum(v) / 1000] for k, v in kernels.items()})  # fmt: skip
 
 
@@ -243,7 +250,7 @@ def main() -> None:
     if "time" in args.what:
         timing(sizes, blocks)
     if "profile" in args.what:
-        profile(sizes)
+        profile(sizes, blocks[0])
     if "batched" in args.what:
         batched()
     if "whole" in args.what:

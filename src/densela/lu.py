@@ -451,18 +451,17 @@ def _launch_permute_solve(work: _Work, k: int, w: int, solve_end: int) -> None:
     )  # fmt: skip
 
 
-def _launch_swaps(
-    a: torch.Tensor, piv: torch.Tensor, first: int, count: int, skip_lo: int, skip_hi: int, reverse: bool = False
-) -> None:
-    """Interchanges rows i and piv[i] for i in [first, first + count) (reverse: undone, last first) in the
-    columns of the (batch, m, n) ``a`` outside [skip_lo, skip_hi)."""
+def _launch_swaps(a: torch.Tensor, piv: torch.Tensor, reverse: bool = False) -> None:
+    """Interchanges rows i and piv[i] of the (batch, m, n) ``a`` for every i of ``piv`` in order (reverse: undone,
+    last first)."""
     batch, _, n = a.shape
-    if count == 0 or n - (skip_hi - skip_lo) <= 0:
+    count = piv.shape[-1]
+    if count == 0 or n == 0:
         return
     block = min(256, max(16, _pow2(n)))
     _SWAP((cdiv(n, block), batch),
         a, piv,
-        first, count, n, skip_lo, skip_hi,
+        count, n,
         *a.stride(), piv.stride(0),
         REVERSE=reverse, BLOCK=block,
         num_warps=4,
@@ -537,16 +536,15 @@ def _solve_factored(call: Call, lu: torch.Tensor, piv: torch.Tensor, x: torch.Te
     if call.backend == "torch":
         x.copy_(torch.linalg.lu_solve(lu, (piv + 1).to(torch.int32), x, adjoint=bool(trans)))
         return
-    n = lu.shape[-1]
     if trans == 0:
-        _launch_swaps(x, piv, 0, n, 0, 0)
+        _launch_swaps(x, piv)
         _triangular_solve(lu, x, lower=True, unit=True, precision="ieee")
         _triangular_solve(lu, x, lower=False, unit=False, precision="ieee")
     else:
         lu_t = lu.mT
         _triangular_solve(lu_t, x, lower=True, unit=False, precision="ieee")
         _triangular_solve(lu_t, x, lower=False, unit=True, precision="ieee")
-        _launch_swaps(x, piv, 0, n, 0, 0, reverse=True)
+        _launch_swaps(x, piv, reverse=True)
 
 
 # --- solve and refinement ---------------------------------------------------------------------------------

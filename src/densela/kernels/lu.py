@@ -102,22 +102,22 @@ def lu_panel_kernel(
 @triton.jit
 def swap_rows_kernel(
     a_ptr, piv_ptr,
-    first, count, N, skip_lo, skip_hi,
+    count, N,
     stride_ab, stride_am, stride_an, stride_pb,
     REVERSE: tl.constexpr, BLOCK: tl.constexpr,
 ):  # fmt: skip
-    """Applies the interchanges row i <-> row piv[i], i = first .. first + count - 1 in order (REVERSE: in
-    reverse order, which undoes them), to columns [0, N) of matrix ``program_id(1)`` except [skip_lo, skip_hi).
+    """Applies the interchanges row i <-> row piv[i], i = 0 .. count - 1 in order (REVERSE: in
+    reverse order, which undoes them), to columns [0, N) of matrix ``program_id(1)``.
 
     Each program owns BLOCK columns and walks the interchanges one after the other (LAPACK's laswp).
     """
     cols = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mat = tl.program_id(1).to(tl.int64)
-    mask = (cols < N) & ((cols < skip_lo) | (cols >= skip_hi))
+    mask = cols < N
     base = a_ptr + mat * stride_ab + cols * stride_an
     piv_ptr += mat * stride_pb
     for step in range(0, count):
-        i = first + count - 1 - step if REVERSE else first + step
+        i = count - 1 - step if REVERSE else step
         p = tl.load(piv_ptr + i)
         x = tl.load(base + i.to(tl.int64) * stride_am, mask=mask)
         y = tl.load(base + p.to(tl.int64) * stride_am, mask=mask)
