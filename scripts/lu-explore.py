@@ -1,7 +1,7 @@
 """LU on the GPU: correctness at sizes the interpreter cannot reach, then timings against torch's cuSOLVER
 and MAGMA paths, for block-width variants. Writes $OUT/lu-explore.jsonl and prints a table.
 
-Usage: python scripts/lu-explore.py [check] [time] [profile] [batched] [whole] [refine] [--sizes 1000,4096]
+Usage: python scripts/lu-explore.py [check] [time] [panel] [profile] [batched] [whole] [refine] [--sizes 1000,4096]
        [--blocks 128,32 256,32]
 """
 
@@ -12,6 +12,7 @@ import json
 import math
 import os
 import time
+from collections.abc import Callable
 from functools import partial
 
 import torch
@@ -118,6 +119,45 @@ def timing(sizes: list[int], blocks: list[tuple[int, ...]]) -> None:
                 )
                 vendors = {f"{k}_ms": v for k, v in base.items()}
                 record(kind="time", n=n, dtype=str(dtype), blocks=blk, panel_rows=rows, densela_ms=ms, **vendors)
+
+
+def panel_runner(src: torch.Tensor) -> tuple[lu_module._Work, Callable[[], None], Callable[[], None]]:
+    """A work buffer for the (m, 32) column-major ``src``, a function that restores it, and one that restores and
+    factors it with the panel kernel."""
+    a = torch.empty_like(src)
+    work = lu_module._Work(a[None], torch.empty((1, 32), dtype=torch.int32, device=DEV),
+                           torch.zeros(1, dtype=torch.int32, device=DEV), "ieee")  # fmt: skip
+    work.counters = torch.zeros(32, dtype=torch.int32, device=DEV)
+
+    def reset() -> None:
+        a.copy_(src)
+        work.counters.zero_()
+
+    def run() -> None:
+        reset()
+        lu_module._launch_panel(work.a, work.piv, work.info, 0, work)
+
+    return work, reset, run
+
+
+def panel(sizes: list[int]) -> None:
+    """The panel kernel alone on an m x 32 column-major panel (GPU time less that of restoring its input), per
+    rows per program; results compared bit for bit with the first setting's."""
+    for m in sizes:
+        for dtype in (torch.float64, torch.float32):
+            src = torch.randn(32, m, dtype=dtype, device=DEV).mT
+            reference = None
+            for rows in PANEL_ROWS:
+                lu_module.PANEL_ROWS = rows
+                work, reset, run = panel_runner(src)
+                run()
+                result = (work.a.clone(), work.piv.clone())
+                reference = reference or result
+                same = torch.equal(result[0], reference[0]) and torch.equal(result[1], reference[1])
+                ms = bench(run, 0.5)[0] - bench(reset, 0.3)[0]
+                print(f"panel m={m} {str(dtype)[6:]} rows={rows}: {ms * 1000:.1f} us "
+                      f"({ms * 1000 / 32:.2f} us per column), identical {same}")  # fmt: skip
+                record(kind="panel", m=m, dtype=str(dtype), panel_rows=rows, us=ms * 1000, identical=same)
 
 
 def profile(sizes: list[int], blocks: tuple[int, ...]) -> None:
@@ -249,6 +289,8 @@ def main() -> None:
         check(sizes)
     if "time" in args.what:
         timing(sizes, blocks)
+    if "panel" in args.what:
+        panel(sizes)
     if "profile" in args.what:
         profile(sizes, blocks[0])
     if "batched" in args.what:
