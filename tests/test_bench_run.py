@@ -430,3 +430,24 @@ def test_torch_solve_factors_and_solves_under_their_own_backends(monkeypatch):
     x = make_inputs(case, "cpu")
     assert bench_run.accuracy(case, x, build(case, x)())[2] < 1e-15
     assert events == ["magma+", "lu_factor", "magma-", "cusolver+", "lu_solve", "cusolver-"]
+
+
+@pytest.mark.parametrize("shape", [(6, 6), (9, 7), (12, 18)], ids=str)
+def test_densela_inplace_transpose_rows(tmp_path, shape):
+    """An in-place transposition case: densela's transpose_ on its own copy (the input and the other
+    providers' results stay as they were), judged exactly against a.T; torch copies out of place."""
+    case = Case("transpose", shape, "float32", layout="inplace")
+    suite = Suite("inplace", "test suite", "tests", (case,), ("cpu-seq", "densela"), "cpu-seq")
+    rows = bench_run.run_suites([suite], tmp_path, progress=False, max_seconds=0.2)
+    assert [r["status"] for r in rows] == ["ok", "ok"], [r["note"] for r in rows]
+    assert all(r["err_max"] == 0.0 and r["layout"] == "inplace" for r in rows)
+
+
+def test_densela_inplace_transpose_alternates():
+    """Each timed call transposes what the last one returned: back and forth, never the stale shape."""
+    x = make_inputs(Case("transpose", (5, 3), "float32", layout="inplace"), "cpu")
+    original = x["a"].clone()
+    run = PROVIDERS["densela"].builder("transpose")(Case("transpose", (5, 3), "float32", layout="inplace"), x)
+    first, second = run().clone(), run()
+    assert torch.equal(first, original.T) and torch.equal(second, original)
+    assert torch.equal(x["a"], original)

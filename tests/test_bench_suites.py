@@ -3,6 +3,7 @@ size limits, and the interpreter's capped copies. Pure data: nothing here touche
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pytest
@@ -107,9 +108,20 @@ def test_registry_names() -> None:
         "gemm-targets",
         "gemm-thin",
         "memory-targets",
+        "transpose-inplace",
         "quick",
     }
     assert all(s.name == name for name, s in SUITES.items())
+
+
+def test_inplace_suite_holds_the_issue_5_shapes() -> None:
+    cases = SUITES["transpose-inplace"].cases
+    assert {c.layout for c in cases} == {"inplace"} and {c.op for c in cases} == {"transpose"}
+    assert {c.dtype for c in cases} == {"float32", "float64", "bfloat16"}
+    shapes = {c.shape for c in cases}
+    assert {(8192, 8192), (32768, 1024), (100000, 100), (4096, 4095)} <= shapes
+    divisors = {math.gcd(*s) for s in shapes if s[0] != s[1]}
+    assert 1 in divisors and any(1 < d < 32 for d in divisors) and any(d >= 32 for d in divisors)
 
 
 def test_gemm_target_suites_hold_the_issue_4_points() -> None:
@@ -217,6 +229,7 @@ def test_quick_mixes_every_op() -> None:
     assert rest == [
         ("transpose", (4096, 4096), "float32", "row"),
         ("transpose", (8192, 2048), "float32", "row"),
+        ("transpose", (4096, 4095), "float32", "inplace"),
         ("add", (4096, 4096), "float32", "row"),
         ("add", (4096, 4096), "float32", "row+col"),
         ("lu", (1000,), "float64", "row"),
@@ -236,7 +249,7 @@ def test_quick_mixes_every_op() -> None:
         "solve": "cusolver",
     }
     assert not any(c.transfers for c in suite.cases)
-    assert len(suite.cases) == 20
+    assert len(suite.cases) == 21
 
 
 LU_VENDORS = ("cusolver", "magma")

@@ -22,7 +22,7 @@ from triton.compiler import ASTSource
 
 from densela._arrays import INTERPRET
 from densela.kernels.gemm import HINTED, gemm_tiles_kernel, gemm_tma_kernel
-from densela.kernels.transpose import transpose_tiles_kernel
+from densela.kernels.transpose import shuffle_columns_kernel, shuffle_rows_kernel, transpose_tiles_kernel
 
 HOPPER = GPUTarget("cuda", 90, 32)
 
@@ -33,6 +33,7 @@ def compile_ptx(
     constants: dict[str, Any],
     ones: tuple[str, ...] = (),
     descriptors: dict[str, str] | None = None,
+    num_warps: int = 4,
 ) -> str:
     """PTX of ``kernel`` for Hopper: pointers of type ``pointer`` (16-byte aligned, as Triton specializes the
     pointers of aligned tensors), the ``ones`` arguments specialized to 1, the other integers unspecialized,
@@ -51,7 +52,8 @@ def compile_ptx(
             signature[name] = "fp64"
         else:
             signature[name] = "i32"
-    return triton.compile(ASTSource(kernel, signature, constexprs, attrs), target=HOPPER).asm["ptx"]
+    source = ASTSource(kernel, signature, constexprs, attrs)
+    return triton.compile(source, target=HOPPER, options={"num_warps": num_warps}).asm["ptx"]
 
 
 GEMM_CASES = [
@@ -182,3 +184,18 @@ def test_tf32_split_compiles_for_hopper():
     constants = dict(SCALE=False, SPLIT=True, INDEX_64=False, VEC=1, BLOCK_M=64, BLOCK_N=64)
     ptx = compile_ptx(transpose_tiles_kernel, "*fp32", constants, ("stride_an", "stride_on"))
     assert ptx.count("st.global") >= 2  # high and low parts
+
+
+@compiled
+@pytest.mark.parametrize("pointer", ["*i8", "*i64"])
+@pytest.mark.parametrize("side", [256, 16384])
+def test_c2r_steps_compile_without_spills(pointer: str, side: int) -> None:
+    """The in-place C2R steps at their largest tiles (ONCHIP_ITEMS words per program, 16 warps) keep every
+    gathered word in registers: no local memory."""
+    per_program = 16384 // side
+    rows = compile_ptx(shuffle_rows_kernel, pointer, dict(BLOCK_N=side, ROWS=per_program), num_warps=16)
+    assert "ld.global" in rows and "ld.local" not in rows
+    for rotate in (False, True):
+        columns = compile_ptx(shuffle_columns_kernel, pointer, dict(BLOCK_M=side, COLS=per_program, ROTATE=rotate),
+                              num_warps=16)  # fmt: skip
+        assert "ld.global" in columns and "ld.local" not in columns

@@ -169,10 +169,22 @@ RECTANGLES = [(2, 3), (5, 7), (13, 17), (8, 12), (6, 4), (27, 8), (4, 27), (48, 
 """Coprime sides, primes, 2**k x 3**j both ways, a common divisor above and below the block size."""
 
 
+RECTANGULAR_PATHS = {
+    "auto": {},
+    "chunks": {"C2R_MAX_GCD": 0},  # blocks of gcd x gcd, then chunks along cycles
+    "c2r": {"C2R_MAX_GCD": 10**9},  # rotation, row and column permutations on chip, whatever the gcd
+}
+
+
 @pytest.mark.parametrize("shape", RECTANGLES, ids=str)
 @pytest.mark.parametrize("layout", ["row", "col"])
-def test_transpose_inplace_rectangular(shape: tuple[int, int], layout: Layout, device: str) -> None:
+@pytest.mark.parametrize("path", list(RECTANGULAR_PATHS))
+def test_transpose_inplace_rectangular(
+    shape: tuple[int, int], layout: Layout, path: str, device: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A rectangular m x n array: its memory now holds a.T in a's memory order; the result views it."""
+    for name, value in RECTANGULAR_PATHS[path].items():
+        monkeypatch.setattr(TRANSPOSE_MODULE, name, value)
     dtype = torch.float32 if layout == "row" else torch.int16
     a = bits(shape, dtype, device, layout)
     expected = a.T.clone()
@@ -183,8 +195,9 @@ def test_transpose_inplace_rectangular(shape: tuple[int, int], layout: Layout, d
 
 
 @pytest.mark.parametrize("dtype", [torch.bool, torch.int8, torch.float64, torch.complex128], ids=str)
-def test_transpose_inplace_rectangular_item_sizes(dtype: torch.dtype, device: str) -> None:
-    a = bits((12, 20), dtype, device)
+@pytest.mark.parametrize("shape", [(12, 20), (9, 7)], ids=str)
+def test_transpose_inplace_rectangular_item_sizes(dtype: torch.dtype, shape: tuple[int, int], device: str) -> None:
+    a = bits(shape, dtype, device)
     expected = a.T.clone()
     assert_identical(dl.transpose_(a), expected, str(dtype))
 
@@ -204,7 +217,11 @@ def test_transpose_inplace_workspace_bytes() -> None:
     assert (
         dl.transpose_.workspace_bytes((1, 9), torch.float64) == dl.transpose_.workspace_bytes((0, 4), torch.int8) == 0
     )
-    for m, n in [(3000, 2000), (2000, 3000), (4096, 96), (1000, 999)]:
+    # sides sharing no divisor above C2R_MAX_GCD, each on chip: the C2R steps, no workspace
+    for m, n in [(1000, 999), (4096, 4095), (4099, 4097), (2**12, 3**7), (6, 4)]:
+        assert dl.transpose_.workspace_bytes((m, n), torch.float32) == 0
+    assert dl.transpose_.workspace_bytes((9, 7), torch.complex128) > 0  # 16-byte items move as chunks
+    for m, n in [(3000, 2000), (2000, 3000), (4096, 96), (17000, 3)]:
         used = dl.transpose_.workspace_bytes((m, n), torch.float32)
         plan = TRANSPOSE_MODULE._chunk_plan(m, n)
         assert used == 4 * plan.t * plan.marked + 8 * len(plan.starts)

@@ -19,6 +19,8 @@ from densela._arrays import INTERPRET, Call, as_tensor, needs_int64, prepare
 from densela._launch import Launcher, cdiv
 from densela.kernels.transpose import (
     permute_chunks_kernel,
+    shuffle_columns_kernel,
+    shuffle_rows_kernel,
     transpose_blocks_inplace_kernel,
     transpose_tiles_kernel,
 )
@@ -30,6 +32,8 @@ _WORDS = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 _TILES = Launcher(transpose_tiles_kernel)
 _BLOCKS = Launcher(transpose_blocks_inplace_kernel)
 _CHUNKS = Launcher(permute_chunks_kernel)
+_SHUFFLE_ROWS = Launcher(shuffle_rows_kernel)
+_SHUFFLE_COLUMNS = Launcher(shuffle_columns_kernel)
 
 _SCALABLE_DTYPES = (*_errors.FLOAT_DTYPES, torch.complex64, torch.complex128)
 
@@ -137,13 +141,16 @@ def _memory(t: torch.Tensor) -> torch.Tensor:
 def _workspace_bytes(shape: tuple[int, int], dtype: Any) -> int:
     """Extra device memory, in bytes, that ``transpose_`` uses for a ``shape`` array of ``dtype``.
 
-    None for square matrices, vectors and empty matrices; for other rectangular m x n matrices the copies of
-    the segment marks (at most about ``WORKSPACE_ITEMS * (m + n)`` items) and the table of where the
-    programs start (8 bytes per start). The same for both memory orders.
+    None for square matrices, vectors, empty matrices and the rectangular ones that the C2R steps transpose
+    (sides sharing no divisor above ``C2R_MAX_GCD``, each at most ``ONCHIP_ITEMS``); for the other
+    rectangular m x n matrices the copies of the segment marks (at most about ``WORKSPACE_ITEMS * (m + n)``
+    items) and the table of where the programs start (8 bytes per start). The same for both memory orders.
 
     Example:
         >>> import densela as dl, torch
         >>> dl.transpose_.workspace_bytes((1000, 1000), torch.float32)
+        0
+        >>> dl.transpose_.workspace_bytes((4096, 4095), torch.float32)
         0
         >>> 0 < dl.transpose_.workspace_bytes((3000, 2000), torch.float32) < 4 * 64 * 5000 + 8 * 20000
         True
@@ -158,7 +165,7 @@ def _workspace_bytes(shape: tuple[int, int], dtype: Any) -> int:
             raise TypeError(f"{op}: {dtype!r} is not a dtype (a torch or NumPy dtype)") from e
     _check_item_size(op, dtype)
     m, n = (int(x) for x in shape)
-    if m == n or min(m, n) <= 1:
+    if m == n or min(m, n) <= 1 or _takes_c2r(m, n, dtype.itemsize):
         return 0
     plan = _chunk_plan(m, n)
     return plan.marked * plan.t * dtype.itemsize + 8 * len(plan.starts)
@@ -176,6 +183,20 @@ WORKSPACE_ITEMS = 64
 
 MAX_SEGMENTS = 16384
 """Marks beyond this many add no parallelism worth their memory."""
+
+C2R_MAX_GCD = 31
+"""Rectangular in-place transposes whose sides share no divisor above this take the C2R steps (when they fit on
+chip): the chunk walk moves chunks of gcd items, which do not coalesce below 32 (0.1-0.3% of the copy
+bandwidth for coprime sides, H100, 2026-11-22) and whose host plan took seconds."""
+
+ONCHIP_ITEMS = 16384
+"""The C2R steps hold whole rows, and whole columns, of at most this many items in one program."""
+
+
+def _takes_c2r(rows: int, cols: int, itemsize: int) -> bool:
+    """Whether the in-place transpose of a rows x cols matrix of ``itemsize``-byte items takes the C2R steps."""
+    side = max(triton.next_power_of_2(rows), triton.next_power_of_2(cols))
+    return itemsize <= 8 and math.gcd(rows, cols) <= C2R_MAX_GCD and side <= ONCHIP_ITEMS
 
 
 class _ChunkPlan(NamedTuple):
@@ -312,12 +333,16 @@ def launch_square_blocks(
 def launch_transpose_rectangular(a: torch.Tensor, rows: int, cols: int) -> None:
     """Transposes in place the row-major rows x cols matrix held by the contiguous memory of ``a`` (checked).
 
-    Two steps (docs/transpose.md): every t x t block (t = gcd(rows, cols)) is transposed in place, then the
-    chunks of t items are moved along the cycles of ``_chunk_plan``.
+    Sides with a small common divisor that fit on chip: the C2R steps (``_launch_c2r``). Otherwise two steps
+    (docs/transpose.md): every t x t block (t = gcd(rows, cols)) is transposed in place, then the chunks of t
+    items are moved along the cycles of ``_chunk_plan``.
     """
-    plan = _chunk_plan(rows, cols)
     words, vec = _as_words(_memory(a), scaled=False)
     words = words.reshape(-1)
+    if _takes_c2r(rows, cols, a.element_size()):
+        _launch_c2r(words, rows, cols)
+        return
+    plan = _chunk_plan(rows, cols)
     if plan.t > 1:  # 1 x 1 blocks are their own transposes
         launch_square_blocks(words, vec, plan.t, plan.a * plan.b, plan.b, (cols, 1), a.element_size())
     if len(plan.starts) == 0:
@@ -339,3 +364,35 @@ def launch_transpose_rectangular(a: torch.Tensor, rows: int, cols: int) -> None:
                 BLOCK=piece,
                 num_warps=4,
             )  # fmt: skip
+
+
+def _launch_c2r(words: torch.Tensor, rows: int, cols: int) -> None:
+    """The in-place transpose of the row-major rows x cols matrix of ``words`` by Catanzaro, Keller and Garland's
+    decomposition (docs/transpose.md): with c = gcd(rows, cols) > 1 a rotation of every column, then a
+    permutation inside every row, then one inside every column; each program holds whole rows or columns."""
+    c = math.gcd(rows, cols)
+    a, b = rows // c, cols // c
+    block_m, block_n = triton.next_power_of_2(rows), triton.next_power_of_2(cols)
+    per_program_cols = max(1, min(64, ONCHIP_ITEMS // block_m))
+    per_program_rows = max(1, min(64, ONCHIP_ITEMS // block_n))
+
+    def warps(items: int) -> int:
+        return max(1, min(16, items // 1024))  # about 32 items per thread
+
+    def columns(rotate: bool) -> None:
+        _SHUFFLE_COLUMNS((cdiv(cols, per_program_cols),),
+            words,
+            rows, cols, b,
+            ROTATE=rotate, BLOCK_M=block_m, COLS=per_program_cols,
+            num_warps=warps(block_m * per_program_cols),
+        )  # fmt: skip
+
+    if c > 1:
+        columns(rotate=True)
+    _SHUFFLE_ROWS((cdiv(rows, per_program_rows),),
+        words,
+        rows, cols, c, b, pow(a, -1, b) if b > 1 else 0,
+        BLOCK_N=block_n, ROWS=per_program_rows,
+        num_warps=warps(block_n * per_program_rows),
+    )  # fmt: skip
+    columns(rotate=False)

@@ -281,9 +281,22 @@ def _densela_ops() -> dict[str, Builder]:
         precision = case.precision if case.dtype == "float32" else None
         return lambda: dl.matmul(a, b, precision=precision)
 
+    def transpose(case: Case, x: Inputs) -> Callable[[], Any]:
+        if case.layout != "inplace":
+            return lambda: dl.transpose(x["a"])
+        # transpose_ permutes its argument: it works on a copy (the inputs stay as the reference wants them),
+        # and each call transposes what the last one returned, back and forth
+        state = [x["a"].clone()]
+
+        def run() -> Any:
+            state[0] = dl.transpose_(state[0])
+            return state[0]
+
+        return run
+
     builders: dict[str, Builder] = {
         "gemm": gemm,
-        "transpose": lambda case, x: lambda: dl.transpose(x["a"]),
+        "transpose": transpose,
         "add": lambda case, x: lambda: dl.add(x["a"], x["b"]),
     }
     if hasattr(dl, "lu_factor"):

@@ -49,7 +49,9 @@ class Case:
     right-hand sides. ``precision`` is the float32 mode of gemm ("ieee", "tf32", "tf32x3"), for solve the
     precision it factors in and refines from (``REFINE_MODES``; None: the dtype's own), None otherwise.
     ``layout``: "row", or for gemm "nn"/"nt"/"tn"/"tt" (which operands are supplied transposed), for add
-    "row+col" (second operand transposed), for transpose "col". ``transfers``: also time the
+    "row+col" (second operand transposed), for transpose "col" (column-major) or "inplace" (a row-major
+    matrix transposed in its own memory by densela's ``transpose_``; libraries without one copy it out of
+    place). ``transfers``: also time the
     host-to-device and device-to-host copies of the data. ``cond``: for solve, the 2-norm condition number
     of A (singular values geometric from 1 to 1 / cond); None: a random normal A.
 
@@ -277,6 +279,13 @@ _REFINE_CONDS = (1e2, 1e6)
 _MEMORY_TRANSPOSE = [(8192, 4096), (32768, 1024), (1024, 32768), (100000, 100), (100, 100000), (4096, 4096)]
 _MEMORY_ADD = [(8192, 4096), (4096, 4096), (100000, 100)]
 
+# In-place transposition (issue 5): squares (one whose rows do not start on 16-byte boundaries), rectangles
+# whose sides share a large divisor (chunk moves), and sides sharing a small one or none (the C2R steps):
+# 4096 x 4374 share 2, 2**12 x 3**7 and 4096 x 4095 are coprime
+_INPLACE_SQUARE = [(8192, 8192), (5000, 5000)]
+_INPLACE_RECTANGLES = [(32768, 1024), (8192, 2048), (8192, 3072), (100000, 100), (4096, 4374), (4096, 2187),
+                       (4096, 4095)]  # fmt: skip
+
 _QUICK_GEMM_MODES = (
     ("float16", None),
     ("bfloat16", None),
@@ -455,9 +464,27 @@ _SUITES = [
         base="cublas",
     ),
     Suite(
+        name="transpose-inplace",
+        description=(
+            "In-place transposition (transpose_) of squares and of rectangles with large, small and no common "
+            "divisor of their sides, float32, float64 and bfloat16; judged by % of the copy bandwidth. torch "
+            "has no in-place transpose: its row is the out-of-place x.t().contiguous(), for scale. densela's "
+            "timed calls alternate between the matrix and its transpose"
+        ),
+        source="densela (issue 5)",
+        cases=tuple(
+            Case("transpose", shape, dtype, layout="inplace")
+            for dtype in ("float32", "float64", "bfloat16")
+            for shape in (*_INPLACE_SQUARE, *_INPLACE_RECTANGLES)
+        ),
+        providers=("densela", "cublas"),
+        base="cublas",
+    ),
+    Suite(
         name="quick",
         description=(
-            "A few shapes of every operation: GEMM in every dtype and float32 mode, transposition, addition "
+            "A few shapes of every operation: GEMM in every dtype and float32 mode, transposition (also in "
+            "place), addition "
             "(also with a transposed operand), LU (two single matrices and one batch), a float64 solve refined "
             "from float32; under 2 minutes on an H100/H200 including compilation"
         ),
@@ -466,6 +493,7 @@ _SUITES = [
             *(Case("gemm", (n, n, n), d, p) for d, p in _QUICK_GEMM_MODES for n in (1024, 4096)),
             Case("transpose", (4096, 4096), "float32"),
             Case("transpose", (8192, 2048), "float32"),
+            Case("transpose", (4096, 4095), "float32", layout="inplace"),
             Case("add", (4096, 4096), "float32"),
             Case("add", (4096, 4096), "float32", layout="row+col"),
             Case("lu", (1000,), "float64"),

@@ -171,3 +171,58 @@ def permute_chunks_kernel(
             cur = nxt
             p = chunk_target(p, A, T, B)
         tl.store(words_ptr + p * CHUNK_WORDS + offs, cur, mask=mask)
+
+
+@triton.jit
+def _mod(x, m):
+    """x mod m in [0, m) for any sign of x (Triton's % keeps the dividend's sign on the GPU)."""
+    return ((x % m) + m) % m
+
+
+@triton.jit
+def shuffle_rows_kernel(
+    words_ptr,
+    M, N, C, B, A_INV,
+    BLOCK_N: tl.constexpr, ROWS: tl.constexpr,
+):  # fmt: skip
+    """The row step of the in-place C2R transpose (docs/transpose.md) of the row-major M x N matrix of words at
+    ``words_ptr``: every row x is permuted within itself, ``X[x, q] = Y[x, t B + v]`` with ``t = (x - q) mod C``,
+    ``i = (x - t) mod M`` and ``v = (q // C - i // C) A_INV mod B`` (C = gcd(M, N), B = N / C, A_INV the inverse
+    of M / C modulo B). Program p permutes rows [p ROWS, (p + 1) ROWS): it loads each word from its source
+    (a gather inside the row, served by the L1 cache after the row's first touch), then stores them in order.
+    """
+    x = (tl.program_id(0) * ROWS + tl.arange(0, ROWS))[:, None]
+    q = tl.arange(0, BLOCK_N)[None, :]
+    inside = (x < M) & (q < N)
+    t = _mod(x - q, C)
+    i = _mod(x - t, M)
+    source = t * B + _mod((q // C - i // C) * A_INV, B)
+    row = words_ptr + x.to(tl.int64) * N
+    moved = tl.load(row + source, mask=inside)  # a gather inside the row, which the L1 cache holds
+    tl.debug_barrier()  # every word of the program's rows read before any is written
+    tl.store(row + q, moved, mask=inside)
+
+
+@triton.jit
+def shuffle_columns_kernel(
+    words_ptr,
+    M, N, B,
+    ROTATE: tl.constexpr, BLOCK_M: tl.constexpr, COLS: tl.constexpr,
+):  # fmt: skip
+    """A column step of the in-place C2R transpose of the row-major M x N matrix of words at ``words_ptr``: every
+    column q is permuted within itself, ``Z[p, q] = X[s, q]``. ROTATE: the first step, ``s = (p - q // B) mod M``
+    (column q rotated down by q // B, B = N / gcd(M, N)); otherwise the last, ``s = (l mod M + (l // M) // B)
+    mod M`` with ``l = p N + q``. Program k permutes columns [k COLS, (k + 1) COLS): it loads each word from its
+    source row, then stores them in order.
+    """
+    p = tl.arange(0, BLOCK_M)[:, None]
+    q = (tl.program_id(0) * COLS + tl.arange(0, COLS))[None, :]
+    inside = (p < M) & (q < N)
+    if ROTATE:
+        source = _mod(p - q // B, M)
+    else:
+        flat = p.to(tl.int64) * N + q
+        source = ((flat % M + (flat // M) // B) % M).to(tl.int32)
+    moved = tl.load(words_ptr + source.to(tl.int64) * N + q, mask=inside)  # a gather inside the columns
+    tl.debug_barrier()  # every word of the program's columns read before any is written
+    tl.store(words_ptr + p.to(tl.int64) * N + q, moved, mask=inside)
