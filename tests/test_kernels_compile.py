@@ -22,6 +22,7 @@ from triton.compiler import ASTSource
 
 from densela._arrays import INTERPRET
 from densela.kernels.gemm import HINTED, gemm_tiles_kernel, gemm_tma_kernel
+from densela.kernels.lu import interchange_rows_kernel
 from densela.kernels.transpose import shuffle_columns_kernel, shuffle_rows_kernel, transpose_tiles_kernel
 
 HOPPER = GPUTarget("cuda", 90, 32)
@@ -199,3 +200,12 @@ def test_c2r_steps_compile_without_spills(pointer: str, side: int) -> None:
         columns = compile_ptx(shuffle_columns_kernel, pointer, dict(BLOCK_M=side, COLS=per_program, ROTATE=rotate),
                               num_warps=16)  # fmt: skip
         assert "ld.global" in columns and "ld.local" not in columns
+
+
+@compiled
+@pytest.mark.parametrize("reverse", [False, True])
+def test_interchanges_compile_to_one_permutation_per_group(reverse: bool) -> None:
+    """lu_solve's row interchanges: each group of 32 tracked in registers (no cross-thread step, no local
+    memory), so a group costs two barriers: after its gathers and after its stores."""
+    ptx = compile_ptx(interchange_rows_kernel, "*fp64", dict(REVERSE=reverse, GROUP=32, BLOCK=64))
+    assert "ld.local" not in ptx and ptx.count("bar.sync") == 2

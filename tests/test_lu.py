@@ -752,6 +752,34 @@ def test_lu_solve_bad_arguments(device: str) -> None:
     rect_lu, rect_piv = dl.lu_factor(rect)
     with pytest.raises(ValueError, match=r"square|\(4, 6\)"):
         dl.lu_solve((rect_lu, rect_piv), b)
+    for bad in (4, -1):  # 1-based or negative: rejected before any launch, b untouched
+        wrong = piv.clone()
+        wrong[1] = bad
+        before = b.clone()
+        with pytest.raises(ValueError, match=r"piv.*\[0, 4\)"):
+            dl.lu_solve((lu, wrong), b, overwrite_b=True)
+        assert torch.equal(b, before)
+
+
+@pytest.mark.parametrize("m, count", [(1, 1), (7, 7), (31, 31), (32, 32), (33, 33), (100, 100), (70, 40)], ids=str)
+@pytest.mark.parametrize("reverse", [False, True])
+def test_interchanges_match_laswp(m: int, count: int, reverse: bool, device: str) -> None:
+    """The grouped interchange kernel against LAPACK's laswp, one interchange after another, on pivots drawn at
+    random from the whole range (duplicates, earlier rows, rows in and beyond the same group of 32)."""
+    rng = np.random.default_rng(m * 1000 + count)
+    batch, cols = 2, 5
+    piv = rng.integers(0, m, size=(batch, count)).astype(np.int32)
+    piv[:, ::3] = np.arange(count)[::3]  # some rows that stay
+    values = rng.standard_normal((batch, m, cols))
+    expected = values.copy()
+    for mat in range(batch):
+        order = range(count - 1, -1, -1) if reverse else range(count)
+        for i in order:
+            p = piv[mat, i]
+            expected[mat, [i, p]] = expected[mat, [p, i]]
+    x = torch.from_numpy(values).to(device)
+    densela.lu._launch_swaps(x, torch.from_numpy(piv).to(device), reverse=reverse)
+    np.testing.assert_array_equal(x.cpu().numpy(), expected)
 
 
 @pytest.mark.parametrize(

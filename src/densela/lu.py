@@ -21,17 +21,17 @@ from densela._arrays import INTERPRET, Call, prepare
 from densela._launch import GRAPHS, Launcher, cdiv
 from densela.gemm import launch_gemm
 from densela.kernels.lu import (
+    interchange_rows_kernel,
     lu_batched_kernel,
     lu_panel_kernel,
     permute_solve_kernel,
-    swap_rows_kernel,
     triangular_solve_kernel,
 )
 from densela.tuning import multiprocessors
 
 _PANEL = Launcher(lu_panel_kernel)
 _BATCHED = Launcher(lu_batched_kernel)
-_SWAP = Launcher(swap_rows_kernel)
+_INTERCHANGE = Launcher(interchange_rows_kernel)
 _PERMUTE = Launcher(permute_solve_kernel)
 _SOLVE = Launcher(triangular_solve_kernel)
 
@@ -51,6 +51,8 @@ ONE_PROGRAM_ELEMENTS = 8192
 over up to one program per SM, which agree on each pivot through global memory."""
 PANEL_ROWS = 32
 """Fewest rows per program when a panel is spread over several."""
+INTERCHANGE_GROUP = 32
+"""Row interchanges that ``lu_solve`` applies per step, as one permutation of the rows they touch."""
 BATCHED_BYTES = 16384
 """Batched matrices whose padded size is at most this many bytes are factored whole by one program each (H100,
 2026-11-22: 64 x 64 float32 at 1.35x torch's faster batched path, while 64 x 64 float64 held whole was 0.67x
@@ -148,6 +150,8 @@ def lu_solve(
         raise ValueError(f"{op}: piv must hold {n} integers per matrix, got {piv.dtype} of shape {tuple(piv.shape)}")
     if tb.ndim not in (lu.ndim - 1, lu.ndim) or tb.shape[: lu.ndim - 1] != (*lu.shape[:-2], n):
         raise ValueError(f"{op}: b of shape {tuple(tb.shape)} does not fit lu of shape {tuple(lu.shape)}")
+    if piv.numel() and not bool(((piv >= 0) & (piv < n)).all()):  # the interchange kernel would read anywhere
+        raise ValueError(f"{op}: piv holds row numbers outside [0, {n}) (0-based, as lu_factor returns them)")
     if check_finite:
         _check_finite(op, lu=lu, b=tb)
     x = _rhs_copy(call, tb, lu.ndim)
@@ -453,17 +457,17 @@ def _launch_permute_solve(work: _Work, k: int, w: int, solve_end: int) -> None:
 
 def _launch_swaps(a: torch.Tensor, piv: torch.Tensor, reverse: bool = False) -> None:
     """Interchanges rows i and piv[i] of the (batch, m, n) ``a`` for every i of ``piv`` in order (reverse: undone,
-    last first)."""
-    batch, _, n = a.shape
+    last first), 32 interchanges per step (``interchange_rows_kernel``)."""
+    batch, m, n = a.shape
     count = piv.shape[-1]
     if count == 0 or n == 0:
         return
-    block = min(256, max(16, _pow2(n)))
-    _SWAP((cdiv(n, block), batch),
+    block = min(64, max(16, _pow2(n)))
+    _INTERCHANGE((cdiv(n, block), batch),
         a, piv,
-        count, n,
+        count, m, n,
         *a.stride(), piv.stride(0),
-        REVERSE=reverse, BLOCK=block,
+        REVERSE=reverse, GROUP=INTERCHANGE_GROUP, BLOCK=block,
         num_warps=4,
     )  # fmt: skip
 

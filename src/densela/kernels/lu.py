@@ -100,29 +100,43 @@ def lu_panel_kernel(
 
 
 @triton.jit
-def swap_rows_kernel(
+def interchange_rows_kernel(
     a_ptr, piv_ptr,
-    count, N,
+    count, M, N,
     stride_ab, stride_am, stride_an, stride_pb,
-    REVERSE: tl.constexpr, BLOCK: tl.constexpr,
+    REVERSE: tl.constexpr, GROUP: tl.constexpr, BLOCK: tl.constexpr,
 ):  # fmt: skip
-    """Applies the interchanges row i <-> row piv[i], i = 0 .. count - 1 in order (REVERSE: in
-    reverse order, which undoes them), to columns [0, N) of matrix ``program_id(1)``.
+    """Applies the interchanges row i <-> row piv[i], i = 0 .. count - 1 in order (REVERSE: in reverse order,
+    which undoes them), to columns [0, N) of the M-row matrix ``program_id(1)``; every piv[i] in [0, M).
 
-    Each program owns BLOCK columns and walks the interchanges one after the other (LAPACK's laswp).
+    Each program owns BLOCK columns and takes the interchanges GROUP at a time. The rows a group touches are
+    its own GROUP rows and the rows piv[i] it names; each carries its position through the group's
+    interchanges in registers (as the panel kernel's rows do), then the program gathers them all and writes
+    each where it ends: one permutation per group instead of LAPACK's laswp, which moves rows interchange
+    after interchange. A row named twice is carried twice and written twice, to the same place.
     """
     cols = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mat = tl.program_id(1).to(tl.int64)
-    mask = cols < N
-    base = a_ptr + mat * stride_ab + cols * stride_an
+    base = a_ptr + mat * stride_ab + cols[None, :].to(tl.int64) * stride_an
     piv_ptr += mat * stride_pb
-    for step in range(0, count):
-        i = count - 1 - step if REVERSE else step
-        p = tl.load(piv_ptr + i)
-        x = tl.load(base + i.to(tl.int64) * stride_am, mask=mask)
-        y = tl.load(base + p.to(tl.int64) * stride_am, mask=mask)
-        tl.store(base + i.to(tl.int64) * stride_am, y, mask=mask)
-        tl.store(base + p.to(tl.int64) * stride_am, x, mask=mask)
+    s = tl.arange(0, 2 * GROUP)
+    groups = tl.cdiv(count, GROUP)
+    for step in range(0, groups):
+        i0 = (groups - 1 - step) * GROUP if REVERSE else step * GROUP
+        named = (s >= GROUP) & (i0 + s - GROUP < count)
+        start = tl.where(s < GROUP, i0 + s, tl.load(piv_ptr + i0 + s - GROUP, mask=named, other=0))
+        live = tl.where(s < GROUP, i0 + s < M, named)
+        position = start
+        for t in tl.static_range(GROUP):
+            i = i0 + (GROUP - 1 - t if REVERSE else t)
+            p = tl.load(piv_ptr + i, mask=i < count, other=0)
+            p = tl.where(i < count, p, i)  # past the last interchange: none
+            position = tl.where(position == i, p, tl.where(position == p, i, position))
+        mask = live[:, None] & (cols[None, :] < N)
+        rows = tl.load(base + start[:, None].to(tl.int64) * stride_am, mask=mask)
+        tl.debug_barrier()  # every row of the group read before any is written
+        tl.store(base + position[:, None].to(tl.int64) * stride_am, rows, mask=mask)
+        tl.debug_barrier()  # written before the next group reads
 
 
 @triton.jit
