@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -192,6 +194,24 @@ def test_transpose_inplace_rectangular(
     assert result.shape == shape[::-1] and result.data_ptr() == a.data_ptr()
     assert result.is_contiguous() if layout == "row" else result.T.is_contiguous(), result.stride()
     assert_identical(result, expected, f"{shape} {layout}")
+
+
+@given(
+    m=st.integers(1, 12),
+    n=st.integers(1, 12),
+    common=st.sampled_from([1, 2, 3, 6, 33]),
+    layout=st.sampled_from(["row", "col"]),
+    dtype=st.sampled_from(ITEM_DTYPES),
+    path=st.sampled_from(list(RECTANGULAR_PATHS)),
+)
+def test_transpose_inplace_rectangular_property(m: int, n: int, common: int, layout: Layout, dtype, path: str) -> None:
+    """Any shape (sides multiplied by a common divisor), item size, memory order and path: a.T, bit for bit."""
+    m, n = m * common, n * common
+    settings = RECTANGULAR_PATHS[path]
+    with mock.patch.multiple(TRANSPOSE_MODULE, **settings) if settings else contextlib.nullcontext():
+        a = bits((m, n), dtype, DEVICE, layout)
+        expected = a.T.clone()
+        assert_identical(dl.transpose_(a), expected, f"{(m, n)} {layout} {dtype} {path}")
 
 
 @pytest.mark.parametrize("dtype", [torch.bool, torch.int8, torch.float64, torch.complex128], ids=str)
