@@ -511,16 +511,22 @@ SUITES: dict[str, Suite] = {s.name: s for s in _SUITES}
 
 
 def interpreter_shape(case: Case, cap: int = 64, batch_cap: int = 8) -> tuple[int, ...]:
-    """``case.shape`` with every dimension capped at ``cap``, and the batch of a batched LU at ``batch_cap``.
+    """``case.shape`` with every dimension capped at ``cap``, and the batch of a batched LU at ``batch_cap``; a
+    rectangular transpose stays rectangular (its in-place path differs from a square's).
 
     Example:
         >>> interpreter_shape(Case("lu", (10000, 128), "float64")), interpreter_shape(Case("lu", (4096,), "float32"))
         ((8, 64), (64,))
+        >>> interpreter_shape(Case("transpose", (4096, 4095), "float32", layout="inplace"))
+        (64, 63)
     """
     if case.op == "lu" and len(case.shape) == 2:
         batch, n = case.shape
         return (min(batch, batch_cap), min(n, cap))
-    return tuple(min(d, cap) for d in case.shape)
+    capped = tuple(min(d, cap) for d in case.shape)
+    if case.op == "transpose" and case.shape[0] != case.shape[1] and capped[0] == capped[1]:
+        return (cap, cap - 1) if case.shape[0] > case.shape[1] else (cap - 1, cap)
+    return capped
 
 
 def suite_for_interpreter(suite: Suite, cap: int = 64, batch_cap: int = 8) -> Suite:
