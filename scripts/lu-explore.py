@@ -24,6 +24,7 @@ import densela.lu as lu_module
 DEV = "cuda"
 OUT = os.environ.get("OUT", ".")
 PANEL_ROWS = [32]
+PANEL_PER_SM = [1]
 
 
 def record(**row: object) -> None:
@@ -109,16 +110,17 @@ def timing(sizes: list[int], blocks: list[tuple[int, ...]]) -> None:
                     continue
                 base[name] = bench(vendor(name, a))[0]
             torch.backends.cuda.preferred_linalg_library("default")
-            for blk, rows in ((b, r) for b in blocks for r in PANEL_ROWS):
-                lu_module.BLOCKS, lu_module.PANEL_ROWS = blk, rows
+            for blk, rows, per_sm in ((b, r, p) for b in blocks for r in PANEL_ROWS for p in PANEL_PER_SM):
+                lu_module.BLOCKS, lu_module.PANEL_ROWS, lu_module.PANEL_PROGRAMS_PER_SM = blk, rows, per_sm
                 ms = bench(partial(dl.lu_factor_ex, a))[0]
                 ratio = base["cusolver"] / ms
                 print(
-                    f"time n={n} {str(dtype)[6:]} blocks={blk} rows={rows}: densela {ms:.2f} ms, "
+                    f"time n={n} {str(dtype)[6:]} blocks={blk} rows={rows} per SM={per_sm}: densela {ms:.2f} ms, "
                     f"cusolver {base['cusolver']:.2f} ({ratio:.2f}x), magma {base.get('magma', math.nan):.2f}"
                 )
                 vendors = {f"{k}_ms": v for k, v in base.items()}
-                record(kind="time", n=n, dtype=str(dtype), blocks=blk, panel_rows=rows, densela_ms=ms, **vendors)
+                record(kind="time", n=n, dtype=str(dtype), blocks=blk, panel_rows=rows, panel_per_sm=per_sm,
+                       densela_ms=ms, **vendors)  # fmt: skip
 
 
 def panel_runner(src: torch.Tensor) -> tuple[lu_module._Work, Callable[[], None], Callable[[], None]]:
@@ -147,17 +149,18 @@ def panel(sizes: list[int]) -> None:
         for dtype in (torch.float64, torch.float32):
             src = torch.randn(32, m, dtype=dtype, device=DEV).mT
             reference = None
-            for rows in PANEL_ROWS:
-                lu_module.PANEL_ROWS = rows
+            for rows, per_sm in ((r, p) for r in PANEL_ROWS for p in PANEL_PER_SM):
+                lu_module.PANEL_ROWS, lu_module.PANEL_PROGRAMS_PER_SM = rows, per_sm
                 work, reset, run = panel_runner(src)
                 run()
                 result = (work.a.clone(), work.piv.clone())
                 reference = reference or result
                 same = torch.equal(result[0], reference[0]) and torch.equal(result[1], reference[1])
                 ms = bench(run, 0.5)[0] - bench(reset, 0.3)[0]
-                print(f"panel m={m} {str(dtype)[6:]} rows={rows}: {ms * 1000:.1f} us "
+                print(f"panel m={m} {str(dtype)[6:]} rows={rows} per SM={per_sm}: {ms * 1000:.1f} us "
                       f"({ms * 1000 / 32:.2f} us per column), identical {same}")  # fmt: skip
-                record(kind="panel", m=m, dtype=str(dtype), panel_rows=rows, us=ms * 1000, identical=same)
+                record(kind="panel", m=m, dtype=str(dtype), panel_rows=rows, panel_per_sm=per_sm, us=ms * 1000,
+                       identical=same)  # fmt: skip
 
 
 def profile(sizes: list[int], blocks: tuple[int, ...]) -> None:
@@ -281,8 +284,10 @@ def main() -> None:
     p.add_argument("--sizes", default="1000,2048,4096")
     p.add_argument("--blocks", nargs="*", default=["128,32"])
     p.add_argument("--panel-rows", default="32")
+    p.add_argument("--panel-per-sm", default="1", help="most panel programs per SM (lu.PANEL_PROGRAMS_PER_SM)")
     args = p.parse_args()
     PANEL_ROWS[:] = [int(r) for r in args.panel_rows.split(",")]
+    PANEL_PER_SM[:] = [int(p) for p in args.panel_per_sm.split(",")]
     sizes = [int(s) for s in args.sizes.split(",")]
     blocks = [tuple(int(x) for x in b.split(",")) for b in args.blocks]
     if "check" in args.what:

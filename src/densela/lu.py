@@ -51,6 +51,11 @@ ONE_PROGRAM_ELEMENTS = 8192
 over up to one program per SM, which agree on each pivot through global memory."""
 PANEL_ROWS = 32
 """Fewest rows per program when a panel is spread over several."""
+PANEL_PROGRAMS_PER_SM = 1
+"""Most programs per SM when a panel is spread over several (their grid-wide wait needs every program resident:
+programs of PANEL_ROWS rows are one warp each, so a few fit on an SM). With one per SM a panel taller than
+132 x 32 rows gets programs of 64 or 128 rows (2 or 4 warps), whose cross-warp steps cost more per column
+(m = 16384 float64: 5.9 us per column against 3.0 at m = 4096 with 32 rows per program, H100, 2026-11-23)."""
 INTERCHANGE_GROUP = 32
 """Row interchanges that ``lu_solve`` applies per step, as one permutation of the rows they touch."""
 BATCHED_BYTES = 16384
@@ -268,7 +273,8 @@ def factor(
     one_launch = batch > 1 and _whole(src)
     if in_place or one_launch or call.backend == "torch" or call.run_device.type != "cuda" or min(m, n) == 0:
         return _factor_eager(call, src if in_place else column_major(src, call.run_device), precision)
-    key = ("lu_factor", src.shape, src.dtype, call.run_device, precision, _blocks(), BATCHED_BYTES, PANEL_ROWS)
+    tuning = (_blocks(), BATCHED_BYTES, PANEL_ROWS, PANEL_PROGRAMS_PER_SM)
+    key = ("lu_factor", src.shape, src.dtype, call.run_device, precision, *tuning)
 
     def make() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         work = torch.empty((batch, n, m), dtype=src.dtype, device=call.run_device).mT
@@ -408,7 +414,8 @@ def _launch_panel(
     programs = 1
     sync = work is not None and batch == 1 and rows_per * nb > ONE_PROGRAM_ELEMENTS
     if sync and not INTERPRET:
-        rows_per = max(PANEL_ROWS, _pow2(cdiv(rows, multiprocessors(panel.device.index))))
+        slots = PANEL_PROGRAMS_PER_SM * multiprocessors(panel.device.index)
+        rows_per = max(PANEL_ROWS, _pow2(cdiv(rows, slots)))
         programs = cdiv(rows, rows_per)
     parts = max(2, _pow2(programs))
     scratch = torch.empty((batch, 2 * parts, nb), dtype=panel.dtype, device=panel.device)
