@@ -163,12 +163,30 @@ def panel(sizes: list[int]) -> None:
                        identical=same)  # fmt: skip
 
 
-def profile(sizes: list[int], blocks: tuple[int, ...]) -> None:
-    """GPU time per kernel of one replayed factorization (torch.profiler), the host time of one call (until it
-    returns, before the GPU finishes) and the wall time per call."""
+def kernel_times(fn: Callable[[], object]) -> dict[str, list[float]]:
+    """GPU time (us) of every kernel that one call of ``fn`` launches, by kernel name (torch.profiler)."""
     from torch.profiler import ProfilerActivity
     from torch.profiler import profile as torch_profile
 
+    torch.cuda.synchronize()
+    with torch_profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    kernels: dict[str, list[float]] = {}
+    for e in prof.events():
+        if e.device_type == torch.autograd.DeviceType.CUDA:
+            kernels.setdefault(e.name[:60], []).append(e.device_time)
+    return kernels
+
+
+def print_kernels(kernels: dict[str, list[float]], top: int = 8) -> None:
+    for name, times in sorted(kernels.items(), key=lambda kv: -sum(kv[1]))[:top]:
+        print(f"    {sum(times) / 1000:8.2f} ms  {len(times):6d} x {sum(times) / len(times):8.1f} us  {name}")
+
+
+def profile(sizes: list[int], blocks: tuple[int, ...]) -> None:
+    """GPU time per kernel of one replayed factorization (torch.profiler), the host time of one call (until it
+    returns, before the GPU finishes) and the wall time per call."""
     lu_module.BLOCKS = blocks
     for n in sizes:
         for dtype in (torch.float64, torch.float32):
@@ -179,20 +197,12 @@ def profile(sizes: list[int], blocks: tuple[int, ...]) -> None:
             start = time.perf_counter()
             dl.lu_factor_ex(a)
             host = (time.perf_counter() - start) * 1000
-            torch.cuda.synchronize()
-            with torch_profile(activities=[ProfilerActivity.CUDA]) as prof:
-                dl.lu_factor_ex(a)
-                torch.cuda.synchronize()
-            kernels: dict[str, list[float]] = {}
-            for e in prof.events():
-                if e.device_type == torch.autograd.DeviceType.CUDA:
-                    kernels.setdefault(e.name[:60], []).append(e.device_time)
+            kernels = kernel_times(partial(dl.lu_factor_ex, a))
             wall = bench(partial(dl.lu_factor_ex, a), 1.0)[0]
             busy = sum(sum(v) for v in kernels.values()) / 1000
             print(f"profile n={n} {str(dtype)[6:]} blocks={blocks}: wall {wall:.2f} ms, host {host:.2f} ms, "
                   f"kernels {busy:.2f} ms")  # fmt: skip
-            for name, times in sorted(kernels.items(), key=lambda kv: -sum(kv[1]))[:8]:
-                print(f"    {sum(times) / 1000:8.2f} ms  {len(times):6d} x {sum(times) / len(times):8.1f} us  {name}")
+            print_kernels(kernels)
             record(kind="profile", n=n, dtype=str(dtype), blocks=blocks, wall_ms=wall, host_ms=host, kernel_ms=busy,
                    kernels={k: [len(v), sum(v) / 1000] for k, v in kernels.items()})  # fmt: skip
 
@@ -271,11 +281,15 @@ def refine(sizes: list[int]) -> None:
             for mode in ("fp32", "tf32"):
                 _, info = dl.solve_ex(a, b, refine=mode)
                 ms = bench(partial(dl.solve, a, b, refine=mode))[0]
-                print(f"refine n={n} cond={cond:.0e} {mode}: densela {ms:.2f} ms, cusolver {base:.2f} "
-                      f"({base / ms:.2f}x); {info}")  # fmt: skip
+                kernels = kernel_times(partial(dl.solve, a, b, refine=mode))
+                busy = sum(sum(v) for v in kernels.values()) / 1000
+                print(f"refine n={n} cond={cond:.0e} {mode}: densela {ms:.2f} ms (kernels {busy:.2f} ms), "
+                      f"cusolver {base:.2f} ({base / ms:.2f}x); {info}")  # fmt: skip
+                print_kernels(kernels)
                 record(kind="refine", n=n, cond=cond, mode=mode, densela_ms=ms, cusolver_ms=base,
                        iterations=info.iterations, converged=info.converged, fell_back=info.fell_back,
-                       backward_error=info.backward_error)  # fmt: skip
+                       backward_error=info.backward_error, kernel_ms=busy,
+                       kernels={k: [len(v), sum(v) / 1000] for k, v in kernels.items()})  # fmt: skip
 
 
 def main() -> None:
