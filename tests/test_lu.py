@@ -761,13 +761,18 @@ def test_lu_solve_bad_arguments(device: str) -> None:
         assert torch.equal(b, before)
 
 
-@pytest.mark.parametrize("m, count", [(1, 1), (7, 7), (31, 31), (32, 32), (33, 33), (100, 100), (70, 40)], ids=str)
+@pytest.mark.parametrize(
+    "m, count, cols",
+    [(1, 1, 5), (7, 7, 5), (31, 31, 5), (32, 32, 5), (33, 33, 5), (100, 100, 5), (70, 40, 70),
+     gpu_only(4099, 4099, 200)],
+    ids=str,
+)  # fmt: skip
 @pytest.mark.parametrize("reverse", [False, True])
-def test_interchanges_match_laswp(m: int, count: int, reverse: bool, device: str) -> None:
+def test_interchanges_match_laswp(m: int, count: int, cols: int, reverse: bool, device: str) -> None:
     """The grouped interchange kernel against LAPACK's laswp, one interchange after another, on pivots drawn at
     random from the whole range (duplicates, earlier rows, rows in and beyond the same group of 32)."""
     rng = np.random.default_rng(m * 1000 + count)
-    batch, cols = 2, 5
+    batch = 2
     piv = rng.integers(0, m, size=(batch, count)).astype(np.int32)
     piv[:, ::3] = np.arange(count)[::3]  # some rows that stay
     values = rng.standard_normal((batch, m, cols))
