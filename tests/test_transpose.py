@@ -167,8 +167,10 @@ def test_transpose_inplace_vectors_and_empty_are_views(shape: tuple[int, int], k
         assert result.numel() == 0 or result.data_ptr() == a.data_ptr()
 
 
-RECTANGLES = [(2, 3), (5, 7), (13, 17), (8, 12), (6, 4), (27, 8), (4, 27), (48, 18), (33, 66), (1, 2)]
-"""Coprime sides, primes, 2**k x 3**j both ways, a common divisor above and below the block size."""
+RECTANGLES = [(2, 3), (5, 7), (13, 17), (8, 12), (6, 4), (27, 8), (4, 27), (48, 18), (33, 66), (1, 2), (12, 4),
+              (5, 15)]  # fmt: skip
+"""Coprime sides, primes, 2**k x 3**j both ways, a common divisor above and below the block size, one side
+dividing the other."""
 
 
 RECTANGULAR_PATHS = {
