@@ -426,7 +426,11 @@ def test_transpose_beyond_int32_indexing(device: str) -> None:
 
 
 @pytest.mark.large
-@pytest.mark.parametrize("shape", [(32768, 1024), (100000, 100), (8192, 3072), (4099, 4097), (2**12, 3**7)], ids=str)
+@pytest.mark.parametrize(
+    "shape",
+    [(32768, 1024), (100000, 100), (8192, 3072), (4099, 4097), (2**12, 3**7), (16383, 16381), (12288, 8190)],
+    ids=str,
+)
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=str)
 def test_transpose_inplace_rectangular_large(shape: tuple[int, int], dtype: torch.dtype, device: str) -> None:
     """Issue 5 sizes on the GPU: identical to torch's transpose, and no more extra memory than workspace_bytes."""
