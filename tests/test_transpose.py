@@ -177,6 +177,7 @@ RECTANGULAR_PATHS = {
     "auto": {},
     "chunks": {"C2R_MAX_GCD": 0},  # blocks of gcd x gcd, then chunks along cycles
     "c2r": {"C2R_MAX_GCD": 10**9},  # rotation, row and column permutations on chip, whatever the gcd
+    "c2r-staged": {"C2R_MAX_GCD": 10**9, "ONCHIP_ITEMS": 8, "STAGE_ITEMS": 4},  # long sides through scratch
 }
 
 
@@ -242,8 +243,13 @@ def test_transpose_inplace_workspace_bytes() -> None:
     # sides sharing no divisor above C2R_MAX_GCD, each on chip: the C2R steps, no workspace
     for m, n in [(1000, 999), (4096, 4095), (4099, 4097), (2**12, 3**7), (6, 4)]:
         assert dl.transpose_.workspace_bytes((m, n), torch.float32) == 0
+    # longer sides: the C2R steps stage them through scratch, within WORKSPACE_ITEMS * (m + n) items or one
+    # block of columns (8 float32 columns per program)
+    for m, n in [(20000, 19999), (19999, 20000), (100000, 7), (7, 100000)]:
+        used = dl.transpose_.workspace_bytes((m, n), torch.float32)
+        assert 0 < used <= 4 * max(TRANSPOSE_MODULE.WORKSPACE_ITEMS * (m + n), 8 * max(m, n)), (m, n, used)
     assert dl.transpose_.workspace_bytes((9, 7), torch.complex128) > 0  # 16-byte items move as chunks
-    for m, n in [(3000, 2000), (2000, 3000), (4096, 96), (17000, 3)]:
+    for m, n in [(3000, 2000), (2000, 3000), (4096, 96), (17000, 34)]:
         used = dl.transpose_.workspace_bytes((m, n), torch.float32)
         plan = TRANSPOSE_MODULE._chunk_plan(m, n)
         assert used == 4 * plan.t * plan.marked + 8 * len(plan.starts)
@@ -425,12 +431,14 @@ def test_transpose_beyond_int32_indexing(device: str) -> None:
     assert torch.equal(dl.transpose(col), a)
 
 
+LARGE_RECTANGLES = [(32768, 1024), (100000, 100), (8192, 3072), (4099, 4097), (2**12, 3**7), (16383, 16381),
+                    (12288, 8190), (20000, 19999), (100000, 7)]  # fmt: skip
+"""Issue 5's shapes (chunks of gcd items), coprime and small-gcd ones (the C2R steps), the largest rows held
+in registers (16383) and rows and columns staged through scratch (20000 x 19999, 100000 x 7)."""
+
+
 @pytest.mark.large
-@pytest.mark.parametrize(
-    "shape",
-    [(32768, 1024), (100000, 100), (8192, 3072), (4099, 4097), (2**12, 3**7), (16383, 16381), (12288, 8190)],
-    ids=str,
-)
+@pytest.mark.parametrize("shape", LARGE_RECTANGLES, ids=str)
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=str)
 def test_transpose_inplace_rectangular_large(shape: tuple[int, int], dtype: torch.dtype, device: str) -> None:
     """Issue 5 sizes on the GPU: identical to torch's transpose, and no more extra memory than workspace_bytes."""

@@ -141,10 +141,12 @@ def _memory(t: torch.Tensor) -> torch.Tensor:
 def _workspace_bytes(shape: tuple[int, int], dtype: Any) -> int:
     """Extra device memory, in bytes, that ``transpose_`` uses for a ``shape`` array of ``dtype``.
 
-    None for square matrices, vectors, empty matrices and the rectangular ones that the C2R steps transpose
-    (sides sharing no divisor above ``C2R_MAX_GCD``, each at most ``ONCHIP_ITEMS``); for the other
-    rectangular m x n matrices the copies of the segment marks (at most about ``WORKSPACE_ITEMS * (m + n)``
-    items) and the table of where the programs start (8 bytes per start). The same for both memory orders.
+    None for square matrices, vectors and empty matrices. For rectangular ones whose sides share no divisor
+    above ``C2R_MAX_GCD`` (the C2R steps), none while both sides are at most ``ONCHIP_ITEMS``, else the scratch
+    of the steps that stage long rows or columns (at most ``WORKSPACE_ITEMS * (m + n)`` items, or one row or
+    column block if that is more). For the others the copies of the segment marks (at most about
+    ``WORKSPACE_ITEMS * (m + n)`` items) and the table of where the programs start (8 bytes per start). The
+    same for both memory orders.
 
     Example:
         >>> import densela as dl, torch
@@ -165,8 +167,10 @@ def _workspace_bytes(shape: tuple[int, int], dtype: Any) -> int:
             raise TypeError(f"{op}: {dtype!r} is not a dtype (a torch or NumPy dtype)") from e
     _check_item_size(op, dtype)
     m, n = (int(x) for x in shape)
-    if m == n or min(m, n) <= 1 or _takes_c2r(m, n, dtype.itemsize):
+    if m == n or min(m, n) <= 1:
         return 0
+    if _takes_c2r(m, n, dtype.itemsize):
+        return _c2r_plan(m, n, dtype.itemsize).scratch_items * dtype.itemsize
     plan = _chunk_plan(m, n)
     return plan.marked * plan.t * dtype.itemsize + 8 * len(plan.starts)
 
@@ -185,18 +189,59 @@ MAX_SEGMENTS = 16384
 """Marks beyond this many add no parallelism worth their memory."""
 
 C2R_MAX_GCD = 31
-"""Rectangular in-place transposes whose sides share no divisor above this take the C2R steps (when they fit on
-chip): the chunk walk moves chunks of gcd items, which do not coalesce below 32 (0.1-0.3% of the copy
-bandwidth for coprime sides, H100, 2026-11-22) and whose host plan took seconds."""
+"""Rectangular in-place transposes whose sides share no divisor above this take the C2R steps: the chunk walk
+moves chunks of gcd items, which do not coalesce below 32 (0.1-0.3% of the copy bandwidth for coprime
+sides, H100, 2026-11-22), and its host plan grows with m n / gcd (seconds for 16 M items)."""
 
 ONCHIP_ITEMS = 16384
-"""The C2R steps hold whole rows, and whole columns, of at most this many items in one program."""
+"""The C2R steps hold whole rows, and whole columns, of at most this many items in one program's registers;
+longer ones are staged through a scratch buffer, STAGE_ITEMS at a time."""
+
+STAGE_ITEMS = 4096
+"""Items a program moves per step when the C2R steps stage a long row or column through scratch."""
+
+
+class _C2RPlan(NamedTuple):
+    """Launch geometry of the C2R steps for a rows x cols matrix (``_c2r_plan``): per step whether rows (columns)
+    are staged through scratch, the block of items a program handles at a time, the rows (columns) a program
+    holds, the number of programs, and the scratch items both steps share."""
+
+    rows_staged: bool
+    block_n: int
+    per_program_rows: int
+    row_programs: int
+    cols_staged: bool
+    block_m: int
+    per_program_cols: int
+    col_programs: int
+    scratch_items: int
 
 
 def _takes_c2r(rows: int, cols: int, itemsize: int) -> bool:
     """Whether the in-place transpose of a rows x cols matrix of ``itemsize``-byte items takes the C2R steps."""
-    side = max(triton.next_power_of_2(rows), triton.next_power_of_2(cols))
-    return itemsize <= 8 and math.gcd(rows, cols) <= C2R_MAX_GCD and side <= ONCHIP_ITEMS
+    return itemsize <= 8 and math.gcd(rows, cols) <= C2R_MAX_GCD
+
+
+def _c2r_plan(rows: int, cols: int, itemsize: int) -> _C2RPlan:
+    """How ``_launch_c2r`` launches the C2R steps. Rows (columns) up to ONCHIP_ITEMS are held in registers, several
+    per program; longer ones go one at a time through scratch (columns COLS at a time, a 32-byte sector per
+    row), with as many programs as ``WORKSPACE_ITEMS * (rows + cols)`` items of scratch allow."""
+    budget = WORKSPACE_ITEMS * (rows + cols)
+    pow_m, pow_n = triton.next_power_of_2(rows), triton.next_power_of_2(cols)
+    if pow_n <= ONCHIP_ITEMS:
+        per_rows = max(1, min(64, ONCHIP_ITEMS // pow_n))
+        row_plan = (False, pow_n, per_rows, cdiv(rows, per_rows), 0)
+    else:
+        programs = max(1, min(rows, budget // cols))
+        row_plan = (True, STAGE_ITEMS, 1, programs, programs * cols)
+    if pow_m <= ONCHIP_ITEMS:
+        per_cols = max(1, min(64, ONCHIP_ITEMS // pow_m))
+        col_plan = (False, pow_m, per_cols, cdiv(cols, per_cols), 0)
+    else:
+        per_cols = max(1, 32 // itemsize)
+        programs = max(1, min(cdiv(cols, per_cols), budget // (rows * per_cols)))
+        col_plan = (True, max(1, STAGE_ITEMS // per_cols), per_cols, programs, programs * rows * per_cols)
+    return _C2RPlan(*row_plan[:4], *col_plan[:4], max(row_plan[4], col_plan[4]))
 
 
 class _ChunkPlan(NamedTuple):
@@ -369,30 +414,31 @@ def launch_transpose_rectangular(a: torch.Tensor, rows: int, cols: int) -> None:
 def _launch_c2r(words: torch.Tensor, rows: int, cols: int) -> None:
     """The in-place transpose of the row-major rows x cols matrix of ``words`` by Catanzaro, Keller and Garland's
     decomposition (docs/transpose.md): with c = gcd(rows, cols) > 1 a rotation of every column, then a
-    permutation inside every row, then one inside every column; each program holds whole rows or columns."""
+    permutation inside every row, then one inside every column; each program holds whole rows or columns, or
+    stages long ones through scratch (``_c2r_plan``)."""
     c = math.gcd(rows, cols)
     a, b = rows // c, cols // c
-    block_m, block_n = triton.next_power_of_2(rows), triton.next_power_of_2(cols)
-    per_program_cols = max(1, min(64, ONCHIP_ITEMS // block_m))
-    per_program_rows = max(1, min(64, ONCHIP_ITEMS // block_n))
+    plan = _c2r_plan(rows, cols, words.element_size())
+    # the unstaged steps never touch scratch: they get the matrix's own pointer
+    scratch = torch.empty(plan.scratch_items, dtype=words.dtype, device=words.device) if plan.scratch_items else words
 
     def warps(items: int) -> int:
         return max(1, min(16, items // 1024))  # about 32 items per thread
 
     def columns(rotate: bool) -> None:
-        _SHUFFLE_COLUMNS((cdiv(cols, per_program_cols),),
-            words,
+        _SHUFFLE_COLUMNS((plan.col_programs,),
+            words, scratch,
             rows, cols, b,
-            ROTATE=rotate, BLOCK_M=block_m, COLS=per_program_cols,
-            num_warps=warps(block_m * per_program_cols),
+            ROTATE=rotate, BLOCK_M=plan.block_m, COLS=plan.per_program_cols, STAGED=plan.cols_staged,
+            num_warps=warps(plan.block_m * plan.per_program_cols),
         )  # fmt: skip
 
     if c > 1:
         columns(rotate=True)
-    _SHUFFLE_ROWS((cdiv(rows, per_program_rows),),
-        words,
+    _SHUFFLE_ROWS((plan.row_programs,),
+        words, scratch,
         rows, cols, c, b, pow(a, -1, b) if b > 1 else 0,
-        BLOCK_N=block_n, ROWS=per_program_rows,
-        num_warps=warps(block_n * per_program_rows),
+        BLOCK_N=plan.block_n, ROWS=plan.per_program_rows, STAGED=plan.rows_staged,
+        num_warps=warps(plan.block_n * plan.per_program_rows),
     )  # fmt: skip
     columns(rotate=False)
