@@ -264,6 +264,19 @@ def test_transpose_inplace_workspace_bytes() -> None:
         dl.transpose_.workspace_bytes((3, 5), "no such type")
 
 
+def test_transpose_inplace_refuses_a_plan_beyond_host_memory(monkeypatch: pytest.MonkeyPatch, device: str) -> None:
+    """A shape whose chunk plan would exhaust the host gets a clear ValueError, before anything moves."""
+    monkeypatch.setattr(TRANSPOSE_MODULE, "MAX_PLAN_CHUNKS", 30)
+    TRANSPOSE_MODULE._chunk_plan.cache_clear()
+    a = bits((9, 7), torch.complex128, device)
+    before = a.clone()
+    for call in (lambda: dl.transpose_(a), lambda: dl.transpose_.workspace_bytes((9, 7), torch.complex128)):
+        with pytest.raises(ValueError, match=r"63 chunks.*host memory.*transpose\(a\)"):
+            call()
+    assert_identical(a, before)
+    TRANSPOSE_MODULE._chunk_plan.cache_clear()
+
+
 @pytest.mark.parametrize("m, n", [(7, 5), (6, 4), (12, 18), (30, 21)])
 def test_chunk_plan_walks_every_moving_chunk_once(m: int, n: int) -> None:
     """The plan's segments and whole cycles, walked as the kernel walks them, visit every chunk that moves once."""

@@ -188,6 +188,12 @@ WORKSPACE_ITEMS = 64
 MAX_SEGMENTS = 16384
 """Marks beyond this many add no parallelism worth their memory."""
 
+MAX_PLAN_CHUNKS = 2**28
+"""The chunk plan takes about 40 bytes of host memory per chunk: beyond this many chunks (10 GB) ``transpose_``
+refuses with a ValueError rather than exhaust the host: matrices of 16-byte items whose sides share less than
+32 from about 16 K x 16 K on, others only past m n / gcd = 2**28 with gcd >= 32 (every other shape with a small
+gcd takes the C2R steps, which need no plan)."""
+
 C2R_MAX_GCD = 31
 """Rectangular in-place transposes whose sides share no divisor above this take the C2R steps: the chunk walk
 moves chunks of gcd items, which do not coalesce below 32 (0.1-0.3% of the copy bandwidth for coprime
@@ -271,6 +277,12 @@ def _chunk_plan(rows: int, cols: int) -> _ChunkPlan:
     t = math.gcd(rows, cols)
     a, b = rows // t, cols // t
     count = a * t * b
+    if count > MAX_PLAN_CHUNKS:
+        raise ValueError(
+            f"transpose_: an in-place transpose of {rows} x {cols} (sides sharing {t}) moves {count} chunks of "
+            f"{t} items, whose plan would need about {count * 40 / 2**30:.0f} GB of host memory; use transpose(a) "
+            "(out of place) instead"
+        )
     # spacing >= 2: with spacing 1 Triton folds the walk's loop condition to a constant and fails to compile it
     spacing = max(2, cdiv(rows * cols, WORKSPACE_ITEMS * (rows + cols)), cdiv(count, MAX_SEGMENTS))
     p = np.arange(count, dtype=np.int64)
