@@ -143,7 +143,7 @@ def rect(copy: float) -> None:
             if path == "c2r" and math.gcd(*shape) <= limit:
                 continue  # "auto" took the C2R steps already
             TR.C2R_MAX_GCD = limit if path == "auto" else 10**9
-            c2r = TR._takes_c2r(*shape, x.element_size())
+            c2r = TR._takes_c2r(*shape)
             t0 = time.perf_counter()
             TR._chunk_plan.cache_clear()
             workspace = dl.transpose_.workspace_bytes(shape, dtype)  # computes the chunk plan where there is one

@@ -188,22 +188,24 @@ def test_tf32_split_compiles_for_hopper():
 
 
 @compiled
-@pytest.mark.parametrize("pointer", ["*i8", "*i64"])
+@pytest.mark.parametrize("pointer, vec", [("*i8", 1), ("*i64", 1), ("*i64", 2)])
 @pytest.mark.parametrize("side", [256, 16384])
-def test_c2r_steps_compile_without_spills(pointer: str, side: int) -> None:
+def test_c2r_steps_compile_without_spills(pointer: str, vec: int, side: int) -> None:
     """The in-place C2R steps at their largest tiles (ONCHIP_ITEMS words per program, 16 warps) keep every
     gathered word in registers: no local memory; and their staged forms (long rows or columns through
-    scratch, 4096 words a step, 4 warps) compile too."""
-    per_program = 16384 // side
-    rows = compile_ptx(shuffle_rows_kernel, pointer, dict(BLOCK_N=side, ROWS=per_program, STAGED=False),
-                       num_warps=16)  # fmt: skip
+    scratch, 4096 words a step, 4 warps) compile too. vec 2: 16-byte items as two words."""
+    side //= vec
+    per_program = 16384 // (side * vec)
+    constants = dict(BLOCK_N=side, ROWS=per_program, STAGED=False, VEC=vec)
+    rows = compile_ptx(shuffle_rows_kernel, pointer, constants, num_warps=16)
     assert "ld.global" in rows and "ld.local" not in rows
     for rotate in (False, True):
-        constants = dict(BLOCK_M=side, COLS=per_program, ROTATE=rotate, STAGED=False)
+        constants = dict(BLOCK_M=side, COLS=per_program, ROTATE=rotate, STAGED=False, VEC=vec)
         columns = compile_ptx(shuffle_columns_kernel, pointer, constants, num_warps=16)
         assert "ld.global" in columns and "ld.local" not in columns
-    staged_rows = compile_ptx(shuffle_rows_kernel, pointer, dict(BLOCK_N=4096, ROWS=1, STAGED=True))
-    staged_columns = compile_ptx(shuffle_columns_kernel, pointer, dict(BLOCK_M=512, COLS=8, ROTATE=False, STAGED=True))
+    staged_rows = compile_ptx(shuffle_rows_kernel, pointer, dict(BLOCK_N=4096 // vec, ROWS=1, STAGED=True, VEC=vec))
+    constants = dict(BLOCK_M=512 // vec, COLS=8, ROTATE=False, STAGED=True, VEC=vec)
+    staged_columns = compile_ptx(shuffle_columns_kernel, pointer, constants)
     for ptx in (staged_rows, staged_columns):
         assert "ld.local" not in ptx and ptx.count("bar.sync") >= 2
 

@@ -219,7 +219,12 @@ def test_transpose_inplace_rectangular_property(m: int, n: int, common: int, lay
 
 @pytest.mark.parametrize("dtype", [torch.bool, torch.int8, torch.float64, torch.complex128], ids=str)
 @pytest.mark.parametrize("shape", [(12, 20), (9, 7)], ids=str)
-def test_transpose_inplace_rectangular_item_sizes(dtype: torch.dtype, shape: tuple[int, int], device: str) -> None:
+@pytest.mark.parametrize("path", ["auto", "chunks", "c2r-staged"])
+def test_transpose_inplace_rectangular_item_sizes(
+    dtype: torch.dtype, shape: tuple[int, int], path: str, device: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in RECTANGULAR_PATHS[path].items():
+        monkeypatch.setattr(TRANSPOSE_MODULE, name, value)
     a = bits(shape, dtype, device)
     expected = a.T.clone()
     assert_identical(dl.transpose_(a), expected, str(dtype))
@@ -248,7 +253,8 @@ def test_transpose_inplace_workspace_bytes() -> None:
     for m, n in [(20000, 19999), (19999, 20000), (100000, 7), (7, 100000)]:
         used = dl.transpose_.workspace_bytes((m, n), torch.float32)
         assert 0 < used <= 4 * max(TRANSPOSE_MODULE.WORKSPACE_ITEMS * (m + n), 8 * max(m, n)), (m, n, used)
-    assert dl.transpose_.workspace_bytes((9, 7), torch.complex128) > 0  # 16-byte items move as chunks
+    assert dl.transpose_.workspace_bytes((9, 7), torch.complex128) == 0  # 16-byte items: two words each
+    assert dl.transpose_.workspace_bytes((20000, 19999), torch.complex128) > 0
     for m, n in [(3000, 2000), (2000, 3000), (4096, 96), (17000, 34)]:
         used = dl.transpose_.workspace_bytes((m, n), torch.float32)
         plan = TRANSPOSE_MODULE._chunk_plan(m, n)
@@ -266,12 +272,12 @@ def test_transpose_inplace_workspace_bytes() -> None:
 
 def test_transpose_inplace_refuses_a_plan_beyond_host_memory(monkeypatch: pytest.MonkeyPatch, device: str) -> None:
     """A shape whose chunk plan would exhaust the host gets a clear ValueError, before anything moves."""
-    monkeypatch.setattr(TRANSPOSE_MODULE, "MAX_PLAN_CHUNKS", 30)
+    monkeypatch.setattr(TRANSPOSE_MODULE, "MAX_PLAN_CHUNKS", 100)
     TRANSPOSE_MODULE._chunk_plan.cache_clear()
-    a = bits((9, 7), torch.complex128, device)
+    a = bits((64, 96), torch.complex128, device)  # sides sharing 32: chunks, 192 of them
     before = a.clone()
-    for call in (lambda: dl.transpose_(a), lambda: dl.transpose_.workspace_bytes((9, 7), torch.complex128)):
-        with pytest.raises(ValueError, match=r"63 chunks.*host memory.*transpose\(a\)"):
+    for call in (lambda: dl.transpose_(a), lambda: dl.transpose_.workspace_bytes((64, 96), torch.complex128)):
+        with pytest.raises(ValueError, match=r"192 chunks.*host memory.*transpose\(a\)"):
             call()
     assert_identical(a, before)
     TRANSPOSE_MODULE._chunk_plan.cache_clear()

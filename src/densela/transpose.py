@@ -152,7 +152,7 @@ def _workspace_bytes(shape: tuple[int, int], dtype: Any) -> int:
         >>> import densela as dl, torch
         >>> dl.transpose_.workspace_bytes((1000, 1000), torch.float32)
         0
-        >>> dl.transpose_.workspace_bytes((4096, 4095), torch.float32)
+        >>> dl.transpose_.workspace_bytes((4096, 4095), torch.complex128)
         0
         >>> 0 < dl.transpose_.workspace_bytes((3000, 2000), torch.float32) < 4 * 64 * 5000 + 8 * 20000
         True
@@ -169,7 +169,7 @@ def _workspace_bytes(shape: tuple[int, int], dtype: Any) -> int:
     m, n = (int(x) for x in shape)
     if m == n or min(m, n) <= 1:
         return 0
-    if _takes_c2r(m, n, dtype.itemsize):
+    if _takes_c2r(m, n):
         return _c2r_plan(m, n, dtype.itemsize).scratch_items * dtype.itemsize
     plan = _chunk_plan(m, n)
     return plan.marked * plan.t * dtype.itemsize + 8 * len(plan.starts)
@@ -190,9 +190,8 @@ MAX_SEGMENTS = 16384
 
 MAX_PLAN_CHUNKS = 2**28
 """The chunk plan takes about 40 bytes of host memory per chunk: beyond this many chunks (10 GB) ``transpose_``
-refuses with a ValueError rather than exhaust the host: matrices of 16-byte items whose sides share less than
-32 from about 16 K x 16 K on, others only past m n / gcd = 2**28 with gcd >= 32 (every other shape with a small
-gcd takes the C2R steps, which need no plan)."""
+refuses with a ValueError rather than exhaust the host. Only sides sharing 32 or more get a plan, so this
+takes m n / gcd above 2**28: matrices of more than 8 G items."""
 
 C2R_MAX_GCD = 31
 """Rectangular in-place transposes whose sides share no divisor above this take the C2R steps: the chunk walk
@@ -223,30 +222,33 @@ class _C2RPlan(NamedTuple):
     scratch_items: int
 
 
-def _takes_c2r(rows: int, cols: int, itemsize: int) -> bool:
-    """Whether the in-place transpose of a rows x cols matrix of ``itemsize``-byte items takes the C2R steps."""
-    return itemsize <= 8 and math.gcd(rows, cols) <= C2R_MAX_GCD
+def _takes_c2r(rows: int, cols: int) -> bool:
+    """Whether the in-place transpose of a rows x cols matrix takes the C2R steps (any item size)."""
+    return math.gcd(rows, cols) <= C2R_MAX_GCD
 
 
 def _c2r_plan(rows: int, cols: int, itemsize: int) -> _C2RPlan:
-    """How ``_launch_c2r`` launches the C2R steps. Rows (columns) up to ONCHIP_ITEMS are held in registers, several
-    per program; longer ones go one at a time through scratch (columns COLS at a time, a 32-byte sector per
-    row), with as many programs as ``WORKSPACE_ITEMS * (rows + cols)`` items of scratch allow."""
+    """How ``_launch_c2r`` launches the C2R steps. Rows (columns) of up to ONCHIP_ITEMS words are held in
+    registers, several per program; longer ones go one at a time through scratch (columns COLS at a time, a
+    32-byte sector per row), with as many programs as ``WORKSPACE_ITEMS * (rows + cols)`` items of scratch
+    allow. 16-byte items count as two words."""
+    vec = 2 if itemsize == 16 else 1
+    onchip, stage = ONCHIP_ITEMS // vec, STAGE_ITEMS // vec
     budget = WORKSPACE_ITEMS * (rows + cols)
     pow_m, pow_n = triton.next_power_of_2(rows), triton.next_power_of_2(cols)
-    if pow_n <= ONCHIP_ITEMS:
-        per_rows = max(1, min(64, ONCHIP_ITEMS // pow_n))
+    if pow_n <= onchip:
+        per_rows = max(1, min(64, onchip // pow_n))
         row_plan = (False, pow_n, per_rows, cdiv(rows, per_rows), 0)
     else:
         programs = max(1, min(rows, budget // cols))
-        row_plan = (True, STAGE_ITEMS, 1, programs, programs * cols)
-    if pow_m <= ONCHIP_ITEMS:
-        per_cols = max(1, min(64, ONCHIP_ITEMS // pow_m))
+        row_plan = (True, stage, 1, programs, programs * cols)
+    if pow_m <= onchip:
+        per_cols = max(1, min(64, onchip // pow_m))
         col_plan = (False, pow_m, per_cols, cdiv(cols, per_cols), 0)
     else:
         per_cols = max(1, 32 // itemsize)
         programs = max(1, min(cdiv(cols, per_cols), budget // (rows * per_cols)))
-        col_plan = (True, max(1, STAGE_ITEMS // per_cols), per_cols, programs, programs * rows * per_cols)
+        col_plan = (True, max(1, stage // per_cols), per_cols, programs, programs * rows * per_cols)
     return _C2RPlan(*row_plan[:4], *col_plan[:4], max(row_plan[4], col_plan[4]))
 
 
@@ -396,8 +398,8 @@ def launch_transpose_rectangular(a: torch.Tensor, rows: int, cols: int) -> None:
     """
     words, vec = _as_words(_memory(a), scaled=False)
     words = words.reshape(-1)
-    if _takes_c2r(rows, cols, a.element_size()):
-        _launch_c2r(words, rows, cols)
+    if _takes_c2r(rows, cols):
+        _launch_c2r(words, vec, rows, cols)
         return
     plan = _chunk_plan(rows, cols)
     if plan.t > 1:  # 1 x 1 blocks are their own transposes
@@ -423,25 +425,25 @@ def launch_transpose_rectangular(a: torch.Tensor, rows: int, cols: int) -> None:
             )  # fmt: skip
 
 
-def _launch_c2r(words: torch.Tensor, rows: int, cols: int) -> None:
-    """The in-place transpose of the row-major rows x cols matrix of ``words`` by Catanzaro, Keller and Garland's
-    decomposition (docs/transpose.md): with c = gcd(rows, cols) > 1 a rotation of every column, then a
-    permutation inside every row, then one inside every column; each program holds whole rows or columns, or
-    stages long ones through scratch (``_c2r_plan``)."""
+def _launch_c2r(words: torch.Tensor, vec: int, rows: int, cols: int) -> None:
+    """The in-place transpose of the row-major rows x cols matrix of items (``vec`` words each) held by ``words``,
+    by Catanzaro, Keller and Garland's decomposition (docs/transpose.md): with c = gcd(rows, cols) > 1 a
+    rotation of every column, then a permutation inside every row, then one inside every column; each program
+    holds whole rows or columns, or stages long ones through scratch (``_c2r_plan``)."""
     c = math.gcd(rows, cols)
     a, b = rows // c, cols // c
-    plan = _c2r_plan(rows, cols, words.element_size())
+    plan = _c2r_plan(rows, cols, words.element_size() * vec)
     # the unstaged steps never touch scratch: they get the matrix's own pointer
-    scratch = torch.empty(plan.scratch_items, dtype=words.dtype, device=words.device) if plan.scratch_items else words
+    scratch = words.new_empty(plan.scratch_items * vec) if plan.scratch_items else words
 
     def warps(items: int) -> int:
-        return max(1, min(16, items // 1024))  # about 32 items per thread
+        return max(1, min(16, items * vec // 1024))  # about 32 words per thread
 
     def columns(rotate: bool) -> None:
         _SHUFFLE_COLUMNS((plan.col_programs,),
             words, scratch,
             rows, cols, b,
-            ROTATE=rotate, BLOCK_M=plan.block_m, COLS=plan.per_program_cols, STAGED=plan.cols_staged,
+            ROTATE=rotate, BLOCK_M=plan.block_m, COLS=plan.per_program_cols, STAGED=plan.cols_staged, VEC=vec,
             num_warps=warps(plan.block_m * plan.per_program_cols),
         )  # fmt: skip
 
@@ -450,7 +452,7 @@ def _launch_c2r(words: torch.Tensor, rows: int, cols: int) -> None:
     _SHUFFLE_ROWS((plan.row_programs,),
         words, scratch,
         rows, cols, c, b, pow(a, -1, b) if b > 1 else 0,
-        BLOCK_N=plan.block_n, ROWS=plan.per_program_rows, STAGED=plan.rows_staged,
+        BLOCK_N=plan.block_n, ROWS=plan.per_program_rows, STAGED=plan.rows_staged, VEC=vec,
         num_warps=warps(plan.block_n * plan.per_program_rows),
     )  # fmt: skip
     columns(rotate=False)

@@ -202,82 +202,85 @@ def _column_source(p, q, M, N, B, ROTATE: tl.constexpr):
 def shuffle_rows_kernel(
     words_ptr, scratch_ptr,
     M, N, C, B, A_INV,
-    BLOCK_N: tl.constexpr, ROWS: tl.constexpr, STAGED: tl.constexpr,
+    BLOCK_N: tl.constexpr, ROWS: tl.constexpr, STAGED: tl.constexpr, VEC: tl.constexpr,
 ):  # fmt: skip
-    """The row step of the in-place C2R transpose (docs/transpose.md) of the row-major M x N matrix of words at
-    ``words_ptr``: every row x is permuted within itself, ``X[x, q] = Y[x, t B + v]`` with ``t = (x - q) mod C``,
-    ``i = (x - t) mod M`` and ``v = (q // C - i // C) A_INV mod B`` (C = gcd(M, N), B = N / C, A_INV the inverse
-    of M / C modulo B).
+    """The row step of the in-place C2R transpose (docs/transpose.md) of the row-major M x N matrix of items (VEC
+    words each) at ``words_ptr``: every row x is permuted within itself, ``X[x, q] = Y[x, t B + v]`` with
+    ``t = (x - q) mod C``, ``i = (x - t) mod M`` and ``v = (q // C - i // C) A_INV mod B`` (C = gcd(M, N),
+    B = N / C, A_INV the inverse of M / C modulo B).
 
-    Rows of at most BLOCK_N words: program p permutes rows [p ROWS, (p + 1) ROWS), loading each word from its
+    Rows of at most BLOCK_N items: program p permutes rows [p ROWS, (p + 1) ROWS), loading each item from its
     source (a gather inside the row, which the L1 cache serves after the row's first touch), then storing
     them in order. STAGED (longer rows): program p takes rows p, p + P, ... (P programs) one at a time,
-    copies the row to its N words of ``scratch_ptr`` and gathers from there, BLOCK_N words at a time.
+    copies the row to its N items of ``scratch_ptr`` and gathers from there, BLOCK_N items at a time.
     """
     pid = tl.program_id(0)
+    w = tl.arange(0, VEC)[None, :]
     if STAGED:
-        mine = scratch_ptr + pid.to(tl.int64) * N
+        mine = scratch_ptr + pid.to(tl.int64) * N * VEC
         for x in range(pid, M, tl.num_programs(0)):
-            row = words_ptr + tl.cast(x, tl.int64) * N
+            row = words_ptr + tl.cast(x, tl.int64) * N * VEC
             for q0 in range(0, N, BLOCK_N):
-                q = q0 + tl.arange(0, BLOCK_N)
-                tl.store(mine + q, tl.load(row + q, mask=q < N), mask=q < N)
+                q = (q0 + tl.arange(0, BLOCK_N))[:, None]
+                tl.store(mine + q * VEC + w, tl.load(row + q * VEC + w, mask=q < N), mask=q < N)
             tl.debug_barrier()  # the row copied before any of it is overwritten
             for q0 in range(0, N, BLOCK_N):
-                q = q0 + tl.arange(0, BLOCK_N)
+                q = (q0 + tl.arange(0, BLOCK_N))[:, None]
                 source = _row_source(x, q, M, C, B, A_INV)
-                tl.store(row + q, tl.load(mine + source, mask=q < N), mask=q < N)
+                tl.store(row + q * VEC + w, tl.load(mine + source * VEC + w, mask=q < N), mask=q < N)
             tl.debug_barrier()  # the scratch read before the next row is copied into it
     else:
-        x = (pid * ROWS + tl.arange(0, ROWS))[:, None]
-        q = tl.arange(0, BLOCK_N)[None, :]
-        inside = (x < M) & (q < N)
-        row = words_ptr + x.to(tl.int64) * N
-        moved = tl.load(row + _row_source(x, q, M, C, B, A_INV), mask=inside)  # a gather inside the row
+        x = (pid * ROWS + tl.arange(0, ROWS))[:, None, None]
+        q = tl.arange(0, BLOCK_N)[None, :, None]
+        w3 = w[None, :, :]
+        inside = (x < M) & (q < N) & (w3 < VEC)
+        row = words_ptr + x.to(tl.int64) * N * VEC
+        moved = tl.load(row + _row_source(x, q, M, C, B, A_INV) * VEC + w3, mask=inside)  # a gather inside the row
         tl.debug_barrier()  # every word of the program's rows read before any is written
-        tl.store(row + q, moved, mask=inside)
+        tl.store(row + q * VEC + w3, moved, mask=inside)
 
 
 @triton.jit
 def shuffle_columns_kernel(
     words_ptr, scratch_ptr,
     M, N, B,
-    ROTATE: tl.constexpr, BLOCK_M: tl.constexpr, COLS: tl.constexpr, STAGED: tl.constexpr,
+    ROTATE: tl.constexpr, BLOCK_M: tl.constexpr, COLS: tl.constexpr, STAGED: tl.constexpr, VEC: tl.constexpr,
 ):  # fmt: skip
-    """A column step of the in-place C2R transpose of the row-major M x N matrix of words at ``words_ptr``: every
-    column q is permuted within itself, ``Z[p, q] = X[s, q]``. ROTATE: the first step, ``s = (p - q // B) mod M``
-    (column q rotated down by q // B, B = N / gcd(M, N)); otherwise the last, ``s = (l mod M + (l // M) // B)
-    mod M`` with ``l = p N + q``.
+    """A column step of the in-place C2R transpose of the row-major M x N matrix of items (VEC words each) at
+    ``words_ptr``: every column q is permuted within itself, ``Z[p, q] = X[s, q]``. ROTATE: the first step,
+    ``s = (p - q // B) mod M`` (column q rotated down by q // B, B = N / gcd(M, N)); otherwise the last,
+    ``s = (l mod M + (l // M) // B) mod M`` with ``l = p N + q``.
 
-    Columns of at most BLOCK_M words: program k permutes columns [k COLS, (k + 1) COLS), loading each word from
+    Columns of at most BLOCK_M items: program k permutes columns [k COLS, (k + 1) COLS), loading each item from
     its source row, then storing them in order. STAGED (longer columns): program k takes the blocks of COLS
-    columns k, k + P, ... one at a time, copies the block to its M x COLS words of ``scratch_ptr`` and gathers
+    columns k, k + P, ... one at a time, copies the block to its M x COLS items of ``scratch_ptr`` and gathers
     from there, BLOCK_M rows at a time.
     """
     pid = tl.program_id(0)
+    c = tl.arange(0, COLS)[None, :, None]
+    w = tl.arange(0, VEC)[None, None, :]
     if STAGED:
-        mine = scratch_ptr + pid.to(tl.int64) * M * COLS
-        c = tl.arange(0, COLS)[None, :]
+        mine = scratch_ptr + pid.to(tl.int64) * M * COLS * VEC
         for first in range(pid * COLS, N, tl.num_programs(0) * COLS):
             q = first + c
             for p0 in range(0, M, BLOCK_M):
-                p = (p0 + tl.arange(0, BLOCK_M))[:, None]
-                inside = (p < M) & (q < N)
-                words = tl.load(words_ptr + p.to(tl.int64) * N + q, mask=inside)
-                tl.store(mine + p.to(tl.int64) * COLS + c, words, mask=inside)
+                p = (p0 + tl.arange(0, BLOCK_M))[:, None, None]
+                inside = (p < M) & (q < N) & (w < VEC)
+                words = tl.load(words_ptr + (p.to(tl.int64) * N + q) * VEC + w, mask=inside)
+                tl.store(mine + (p.to(tl.int64) * COLS + c) * VEC + w, words, mask=inside)
             tl.debug_barrier()  # the columns copied before any of them is overwritten
             for p0 in range(0, M, BLOCK_M):
-                p = (p0 + tl.arange(0, BLOCK_M))[:, None]
-                inside = (p < M) & (q < N)
+                p = (p0 + tl.arange(0, BLOCK_M))[:, None, None]
+                inside = (p < M) & (q < N) & (w < VEC)
                 source = _column_source(p, q, M, N, B, ROTATE)
-                words = tl.load(mine + source.to(tl.int64) * COLS + c, mask=inside)
-                tl.store(words_ptr + p.to(tl.int64) * N + q, words, mask=inside)
+                words = tl.load(mine + (source.to(tl.int64) * COLS + c) * VEC + w, mask=inside)
+                tl.store(words_ptr + (p.to(tl.int64) * N + q) * VEC + w, words, mask=inside)
             tl.debug_barrier()  # the scratch read before the next columns are copied into it
     else:
-        p = tl.arange(0, BLOCK_M)[:, None]
-        q = (pid * COLS + tl.arange(0, COLS))[None, :]
-        inside = (p < M) & (q < N)
+        p = tl.arange(0, BLOCK_M)[:, None, None]
+        q = pid * COLS + c
+        inside = (p < M) & (q < N) & (w < VEC)
         source = _column_source(p, q, M, N, B, ROTATE)
-        moved = tl.load(words_ptr + source.to(tl.int64) * N + q, mask=inside)  # a gather inside the columns
+        moved = tl.load(words_ptr + (source.to(tl.int64) * N + q) * VEC + w, mask=inside)  # a gather in the columns
         tl.debug_barrier()  # every word of the program's columns read before any is written
-        tl.store(words_ptr + p.to(tl.int64) * N + q, moved, mask=inside)
+        tl.store(words_ptr + (p.to(tl.int64) * N + q) * VEC + w, moved, mask=inside)
