@@ -283,6 +283,30 @@ def test_transpose_inplace_refuses_a_plan_beyond_host_memory(monkeypatch: pytest
     TRANSPOSE_MODULE._chunk_plan.cache_clear()
 
 
+@pytest.mark.parametrize("itemsize", [1, 2, 4, 8, 16])
+@pytest.mark.parametrize(
+    "m, n", [(2, 3), (4096, 4095), (16383, 16381), (16385, 7), (7, 16385), (20000, 19999), (10**6, 3), (3, 10**6)]
+)
+def test_c2r_plan_covers_the_matrix_within_its_scratch(m: int, n: int, itemsize: int) -> None:
+    """Every row and column gets a program, blocks are powers of two that fit on chip, and scratch stays
+    within WORKSPACE_ITEMS * (m + n) items or one row or block of columns."""
+    plan = TRANSPOSE_MODULE._c2r_plan(m, n, itemsize)
+    words = 2 if itemsize == 16 else 1
+    onchip = TRANSPOSE_MODULE.ONCHIP_ITEMS
+    for block in (plan.block_n, plan.block_m):
+        assert block & (block - 1) == 0 and block * words <= onchip
+    rows_held = plan.row_programs * plan.per_program_rows
+    assert (rows_held >= m) if not plan.rows_staged else (1 <= plan.row_programs <= m and plan.per_program_rows == 1)
+    if not plan.rows_staged:
+        assert plan.block_n >= n
+    if not plan.cols_staged:
+        assert plan.block_m >= m and plan.col_programs * plan.per_program_cols >= n
+    assert plan.col_programs >= 1 and plan.per_program_cols >= 1
+    bound = max(TRANSPOSE_MODULE.WORKSPACE_ITEMS * (m + n), n, m * plan.per_program_cols)
+    assert plan.scratch_items <= bound
+    assert (plan.scratch_items > 0) == (plan.rows_staged or plan.cols_staged)
+
+
 @pytest.mark.parametrize("m, n", [(7, 5), (6, 4), (12, 18), (30, 21)])
 def test_chunk_plan_walks_every_moving_chunk_once(m: int, n: int) -> None:
     """The plan's segments and whole cycles, walked as the kernel walks them, visit every chunk that moves once."""
