@@ -783,7 +783,7 @@ def test_interchanges_match_laswp(m: int, count: int, cols: int, reverse: bool, 
             p = piv[mat, i]
             expected[mat, [i, p]] = expected[mat, [p, i]]
     x = torch.from_numpy(values).to(device)
-    densela.lu._launch_swaps(x, torch.from_numpy(piv).to(device), reverse=reverse)
+    densela.lu._launch_interchanges(x, torch.from_numpy(piv).to(device), reverse=reverse)
     np.testing.assert_array_equal(x.cpu().numpy(), expected)
 
 

@@ -462,7 +462,7 @@ def _launch_permute_solve(work: _Work, k: int, w: int, solve_end: int) -> None:
     )  # fmt: skip
 
 
-def _launch_swaps(a: torch.Tensor, piv: torch.Tensor, reverse: bool = False) -> None:
+def _launch_interchanges(a: torch.Tensor, piv: torch.Tensor, reverse: bool = False) -> None:
     """Interchanges rows i and piv[i] of the (batch, m, n) ``a`` for every i of ``piv`` in order (reverse: undone,
     last first), 32 interchanges per step (``interchange_rows_kernel``)."""
     batch, m, n = a.shape
@@ -548,14 +548,14 @@ def _solve_factored(call: Call, lu: torch.Tensor, piv: torch.Tensor, x: torch.Te
         x.copy_(torch.linalg.lu_solve(lu, (piv + 1).to(torch.int32), x, adjoint=bool(trans)))
         return
     if trans == 0:
-        _launch_swaps(x, piv)
+        _launch_interchanges(x, piv)
         _triangular_solve(lu, x, lower=True, unit=True, precision="ieee")
         _triangular_solve(lu, x, lower=False, unit=False, precision="ieee")
     else:
         lu_t = lu.mT
         _triangular_solve(lu_t, x, lower=True, unit=False, precision="ieee")
         _triangular_solve(lu_t, x, lower=False, unit=True, precision="ieee")
-        _launch_swaps(x, piv, reverse=True)
+        _launch_interchanges(x, piv, reverse=True)
 
 
 # --- solve and refinement ---------------------------------------------------------------------------------

@@ -229,27 +229,25 @@ def _takes_c2r(rows: int, cols: int) -> bool:
 
 def _c2r_plan(rows: int, cols: int, itemsize: int) -> _C2RPlan:
     """How ``_launch_c2r`` launches the C2R steps. Rows (columns) of up to ONCHIP_ITEMS words are held in
-    registers, several per program; longer ones go one at a time through scratch (columns COLS at a time, a
+    registers, several per program; longer ones go one at a time through scratch (columns several at a time, a
     32-byte sector per row), with as many programs as ``WORKSPACE_ITEMS * (rows + cols)`` items of scratch
     allow. 16-byte items count as two words."""
     vec = 2 if itemsize == 16 else 1
-    onchip, stage = ONCHIP_ITEMS // vec, STAGE_ITEMS // vec
     budget = WORKSPACE_ITEMS * (rows + cols)
-    pow_m, pow_n = triton.next_power_of_2(rows), triton.next_power_of_2(cols)
-    if pow_n <= onchip:
-        per_rows = max(1, min(64, onchip // pow_n))
-        row_plan = (False, pow_n, per_rows, cdiv(rows, per_rows), 0)
-    else:
-        programs = max(1, min(rows, budget // cols))
-        row_plan = (True, stage, 1, programs, programs * cols)
-    if pow_m <= onchip:
-        per_cols = max(1, min(64, onchip // pow_m))
-        col_plan = (False, pow_m, per_cols, cdiv(cols, per_cols), 0)
-    else:
-        per_cols = max(1, 32 // itemsize)
-        programs = max(1, min(cdiv(cols, per_cols), budget // (rows * per_cols)))
-        col_plan = (True, max(1, stage // per_cols), per_cols, programs, programs * rows * per_cols)
-    return _C2RPlan(*row_plan[:4], *col_plan[:4], max(row_plan[4], col_plan[4]))
+
+    def side(length: int, count: int, staged_per_program: int) -> tuple[bool, int, int, int, int]:
+        """(staged, block, lines per program, programs, scratch items) for ``count`` lines of ``length`` items."""
+        block = triton.next_power_of_2(length)
+        if block * vec <= ONCHIP_ITEMS:
+            per = max(1, min(64, ONCHIP_ITEMS // (block * vec)))
+            return False, block, per, cdiv(count, per), 0
+        per = staged_per_program
+        programs = max(1, min(cdiv(count, per), budget // (length * per)))
+        return True, max(1, STAGE_ITEMS // (vec * per)), per, programs, programs * length * per
+
+    row_side = side(cols, rows, 1)
+    col_side = side(rows, cols, max(1, 32 // itemsize))
+    return _C2RPlan(*row_side[:4], *col_side[:4], max(row_side[4], col_side[4]))
 
 
 class _ChunkPlan(NamedTuple):
