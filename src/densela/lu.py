@@ -421,7 +421,7 @@ def _launch_panel(
     scratch = torch.empty((batch, 2 * parts, nb), dtype=panel.dtype, device=panel.device)
     if work is not None and (work.perm is None or work.perm.shape[1] < 2 * nb):
         work.perm = torch.empty((batch, 2 * nb), dtype=torch.int32, device=panel.device)
-    perm = torch.empty((batch, 2 * nb), dtype=torch.int32, device=panel.device) if work is None else work.perm
+    perm = piv if work is None else work.perm  # a whole batch in one launch has no other columns to permute
     best = scratch
     at = counters = piv
     if sync:
@@ -437,7 +437,7 @@ def _launch_panel(
         rows, width, row_base,
         *panel.stride(),
         piv.stride(0), info.stride(0), perm.stride(0), scratch.stride(0),
-        ROWS=rows_per, NB=nb, PARTS=parts, GRID_SYNC=sync,
+        ROWS=rows_per, NB=nb, PARTS=parts, GRID_SYNC=sync, WRITE_PERM=work is not None,
         num_warps=max(1, min(8, rows_per // 32)),
     )  # fmt: skip
 

@@ -20,7 +20,7 @@ def lu_panel_kernel(
     M, N, row_base,
     stride_ab, stride_am, stride_an,
     stride_pb, stride_ib, stride_qb, stride_rb,
-    ROWS: tl.constexpr, NB: tl.constexpr, PARTS: tl.constexpr, GRID_SYNC: tl.constexpr,
+    ROWS: tl.constexpr, NB: tl.constexpr, PARTS: tl.constexpr, GRID_SYNC: tl.constexpr, WRITE_PERM: tl.constexpr,
 ):  # fmt: skip
     """Factors the M x N panel at ``a_ptr`` (N <= NB) in place, P A = L U with partial pivoting, column by column.
 
@@ -31,10 +31,10 @@ def lu_panel_kernel(
     column j the pivot is the row of largest |a[., j]| among positions >= j, the first (lowest position)
     on a tie, as LAPACK's idamax (NaN counts as infinite so that it surfaces). ``piv[j]`` gets
     ``row_base`` + that position; ``info`` (when zero on entry) the 1-based ``row_base + j + 1`` of the
-    first exactly zero pivot, whose column is left unscaled, as LAPACK does. ``perm`` (2 NB per matrix) gets
-    the interchanges as a permutation for ``permute_solve_kernel``: ``perm[i]`` the row (``row_base`` +
-    original position) that ends at position i < min(M, N), ``perm[NB + i]`` the final position of the row
-    that started at position i.
+    first exactly zero pivot, whose column is left unscaled, as LAPACK does. With WRITE_PERM, ``perm`` (2 NB
+    per matrix) gets the interchanges as a permutation for ``permute_solve_kernel``: ``perm[i]`` the row
+    (``row_base`` + original position) that ends at position i < min(M, N), ``perm[NB + i]`` the final
+    position of the row that started at position i.
 
     The pivot row reaches every thread through ``rows`` (global scratch, two slots of NB per program,
     alternating by column; ``stride_rb`` per batch matrix). With GRID_SYNC several programs (at most one
@@ -92,9 +92,10 @@ def lu_panel_kernel(
         blk = tl.where(below[:, None] & (c[None, :] >= j), updated, blk)
     tl.store(a_ptr + pos[:, None].to(tl.int64) * stride_am + c[None, :] * stride_an, blk, mask=inside)
     top = tl.minimum(M, N)
-    perm_ptr += mat * stride_qb
-    tl.store(perm_ptr + pos, row_base + r, mask=(pos < top) & (r < M))
-    tl.store(perm_ptr + NB + r, row_base + pos, mask=r < top)
+    if WRITE_PERM:
+        perm_ptr += mat * stride_qb
+        tl.store(perm_ptr + pos, row_base + r, mask=(pos < top) & (r < M))
+        tl.store(perm_ptr + NB + r, row_base + pos, mask=r < top)
     old = tl.load(info_ptr)
     tl.store(info_ptr, tl.where(old == 0, first_zero, old), mask=pid == 0)
 
