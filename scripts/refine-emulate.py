@@ -1,13 +1,18 @@
-"""CPU experiment: how densela's GMRES-IR (``solve(refine="tf32")``) behaves with TF32-quality factors.
+"""CPU experiment: how densela's GMRES-IR (``solve(refine=...)``) behaves with float32 factors whose trailing
+updates take TF32-rounded operands (or none), for four factorizations: LAPACK's partial pivoting (densela's);
+the matrix multiplied by two random butterflies of depth 2 (Baboulin, Dongarra, Herrmann and Tomov, ACM TOMS
+2013) and factored without interchanges; the same with interchanges only inside each 32-row diagonal block;
+and block-local interchanges alone. The last three need no grid-wide pivot search per column, the panel
+cost that bounds densela's factorization; this is the check of whether refinement can afford them.
 
-The float32 factorization's block updates are emulated with operands rounded to TF32 (10 mantissa bits,
-nearest even) and products in float64, on random A = U diag(s) V^T of a given condition number; densela's own
-refinement then runs on those factors (its ``factor`` replaced for the float32 TF32 call). Prints, per
-condition number: the factors' backward error, the condition number of the preconditioned matrix M^-1 A, how
-many of its eigenvalues lie farther than 0.5 from 1, the preconditioner applications the refinement took,
+The factorizations are emulated in PyTorch on random A = U diag(s) V^T of a given condition number, operands
+rounded to TF32 (10 mantissa bits, nearest even) and products in float64; densela's own refinement loop
+(``densela.lu._refined``) then runs with the emulated preconditioner in place of its own. Prints, per
+condition number and factorization: the factors' backward error, their growth (max |U| / max |A|), the
+condition number of the preconditioned matrix M^-1 A, the preconditioner applications the refinement took,
 and whether it converged or fell back to float64.
 
-Usage: python scripts/refine-emulate.py [n] [cond ...]     (defaults: 512, 1e3 1e4 1e5 1e6)
+Usage: python scripts/refine-emulate.py [tf32|fp32] [n] [cond ...]     (defaults: tf32, 512, 1e2 1e4 1e6)
 """
 
 from __future__ import annotations
@@ -29,26 +34,86 @@ def tf32(x: torch.Tensor) -> torch.Tensor:
     return ((i + 0x0FFF + ((i >> 13) & 1)) & ~0x1FFF).view(torch.float32)
 
 
-def lu_tf32(a32: torch.Tensor, nb: int = 128) -> tuple[torch.Tensor, torch.Tensor]:
-    """Right-looking blocked LU with partial pivoting: float32 panels, trailing updates from TF32 operands."""
+ROUNDING = ["tf32"]
+"""How the trailing updates' operands are rounded: "tf32", or "fp32" (not at all: float32 factors)."""
+PANEL = 32
+"""Rows of the diagonal block that "block" pivoting searches (densela's narrowest panel)."""
+
+
+def lu_tf32(a32: torch.Tensor, pivot: str, nb: int = 128) -> tuple[torch.Tensor, torch.Tensor]:
+    """Right-looking blocked LU, with partial pivoting or none: float32 panels, trailing updates from TF32
+    operands."""
     a = a32.clone()
     n = a.shape[0]
-    piv = torch.zeros(n, dtype=torch.int32)
+    perm = torch.arange(n)
     for k in range(0, n, nb):
         w = min(nb, n - k)
         for j in range(k, k + w):
-            p = j + int(torch.argmax(a[j:, j].abs()))
-            piv[j] = p
+            end = {"partial": n, "block": (j // PANEL + 1) * PANEL, "none": j + 1}[pivot]
+            window = a[j:end, j]
+            p = j + int(torch.argmax(window.abs()))
             if p != j:
                 a[[j, p], :] = a[[p, j], :]
+                perm[[j, p]] = perm[[p, j]]
             a[j + 1 :, j] /= a[j, j]
             a[j + 1 :, j + 1 : k + w] -= torch.outer(a[j + 1 :, j], a[j, j + 1 : k + w])
         if k + w < n:
             l11 = (torch.tril(a[k : k + w, k : k + w], -1) + torch.eye(w)).double()
             a12 = torch.linalg.solve_triangular(l11, a[k : k + w, k + w :].double(), upper=False, unitriangular=True)
             a[k : k + w, k + w :] = a12.float()
-            a[k + w :, k + w :] -= (tf32(a[k + w :, k : k + w]).double() @ tf32(a[k : k + w, k + w :]).double()).float()
-    return a, piv
+            l21, u12 = a[k + w :, k : k + w], a[k : k + w, k + w :]
+            if ROUNDING[0] == "tf32":
+                l21, u12 = tf32(l21), tf32(u12)
+            a[k + w :, k + w :] -= (l21.double() @ u12.double()).float()
+    return a, perm
+
+
+def butterfly(size: int, gen: torch.Generator) -> torch.Tensor:
+    """A random recursive butterfly of depth 2 (size a multiple of 4), as a dense matrix."""
+
+    def level(half: int) -> torch.Tensor:
+        r = torch.exp((torch.rand(size, generator=gen, dtype=torch.float64) - 0.5) / 10)
+        b = torch.zeros(size, size, dtype=torch.float64)
+        for start in range(0, size, 2 * half):
+            i0 = torch.arange(start, start + half)
+            i1 = i0 + half
+            b[i0, i0], b[i0, i1], b[i1, i0], b[i1, i1] = r[i0], r[i1], r[i0], -r[i1]
+        return b / math.sqrt(2)
+
+    return level(size // 4) @ level(size // 2)
+
+
+class Emulated:
+    """Stands in for ``densela.lu._Preconditioner``: the emulated factors, applied in float64."""
+
+    randomized = False
+    pivot = "partial"
+    applications = 0
+
+    def __init__(self, call: Any, a: torch.Tensor, precision: str) -> None:
+        n = a.shape[0]
+        self.n, self.scale = n, 2.0 ** -math.floor(math.log2(float(a.abs().max())))
+        size = 4 * -(-n // 4) if self.randomized else n
+        padded = torch.eye(size, dtype=torch.float64)
+        padded[:n, :n] = a
+        gen = torch.Generator().manual_seed(2013)
+        self.u = butterfly(size, gen) if self.randomized else torch.eye(size, dtype=torch.float64)
+        self.v = butterfly(size, gen) if self.randomized else torch.eye(size, dtype=torch.float64)
+        self.matrix = self.scale * self.u.T @ padded @ self.v
+        lu, self.perm = lu_tf32(self.matrix.float(), self.pivot)
+        self.lower = (torch.tril(lu, -1) + torch.eye(size)).double()
+        self.upper = torch.triu(lu).double()
+        self.usable = True
+
+    def __call__(self, v: torch.Tensor) -> torch.Tensor:
+        Emulated.applications += 1
+        size = self.u.shape[0]
+        x = torch.zeros(size, v.shape[-1] if v.ndim > 1 else 1, dtype=torch.float64)
+        x[: self.n] = v.reshape(self.n, -1)
+        y = (self.u.T @ x)[self.perm]
+        y = torch.linalg.solve_triangular(self.lower, y, upper=False, unitriangular=True)
+        y = torch.linalg.solve_triangular(self.upper, y, upper=True)
+        return (self.scale * self.v @ y)[: self.n].reshape(v.shape)
 
 
 def conditioned(n: int, cond: float) -> tuple[torch.Tensor, torch.Tensor]:
@@ -59,53 +124,32 @@ def conditioned(n: int, cond: float) -> tuple[torch.Tensor, torch.Tensor]:
     return (u * s) @ v.T, torch.randn(n, 1, dtype=torch.float64, generator=g)
 
 
-def preconditioned(a: torch.Tensor, lu: torch.Tensor, piv: torch.Tensor, scale: float) -> torch.Tensor:
-    n = a.shape[0]
-    perm = torch.arange(n)
-    for i, p in enumerate(piv.tolist()):
-        perm[[i, p]] = perm[[p, i]]
-    lower = (torch.tril(lu, -1) + torch.eye(n)).double()
-    y = torch.linalg.solve_triangular(lower, a[perm] * scale, upper=False, unitriangular=True)
-    return torch.linalg.solve_triangular(torch.triu(lu).double(), y, upper=True)
-
-
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 512
-    conds = [float(c) for c in sys.argv[2:]] or [1e3, 1e4, 1e5, 1e6]
-    real_factor, real_solve = lu_module.factor, lu_module._solve_factored
-    applications = [0]
-
-    def factor(call: Any, x: torch.Tensor, precision: str = "ieee") -> Any:
-        if precision == "tf32":
-            lu, piv = lu_tf32(x[0])
-            return lu[None], piv[None], torch.zeros(1, dtype=torch.int32)
-        return real_factor(call, x, precision)
-
-    def solve(*args: Any, **kwargs: Any) -> Any:
-        applications[0] += 1
-        return real_solve(*args, **kwargs)
-
-    lu_module.factor, lu_module._solve_factored = factor, solve
+    args = sys.argv[1:]
+    if args and args[0] in ("tf32", "fp32"):
+        ROUNDING[0] = args.pop(0)
+    n = int(args[0]) if args else 512
+    conds = [float(c) for c in args[1:]] or [1e2, 1e4, 1e6]
+    lu_module._Preconditioner = Emulated  # type: ignore[misc]
     for cond in conds:
         a, b = conditioned(n, cond)
-        scale = 2.0 ** -math.floor(math.log2(float(a.abs().max())))
-        lu, piv = lu_tf32((a * scale).float())
-        pa = preconditioned(a, lu, piv, scale)
-        sv = torch.linalg.svdvals(pa)
-        far = int(((torch.linalg.eigvals(pa) - 1).abs() > 0.5).sum())
-        perm = torch.arange(n)
-        for i, p in enumerate(piv.tolist()):
-            perm[[i, p]] = perm[[p, i]]
-        lower = (torch.tril(lu, -1) + torch.eye(n)).double()
-        backward = float((a[perm] * scale - lower @ torch.triu(lu).double()).abs().max() / (a.abs().max() * scale))
-        applications[0] = 0
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            _, info = dl.solve_ex(a.numpy(), b.numpy(), refine="tf32")
-        kappa = float(sv[0] / sv[-1])
-        print(f"n={n} cond={cond:.0e}: factors' backward error {backward:.1e}, kappa(M^-1 A) {kappa:.3g}, "
-              f"{far} of {n} eigenvalues farther than 0.5 from 1, {applications[0]} preconditioner applications, "
-              f"{'fell back to float64' if info.fell_back else 'converged'}")  # fmt: skip
+        for randomized, pivot in ((False, "partial"), (True, "none"), (True, "block"), (False, "block")):
+            Emulated.randomized, Emulated.pivot, Emulated.applications = randomized, pivot, 0
+            m = Emulated(None, a, "tf32")
+            factored = m.lower @ m.upper
+            backward = float((factored - m.matrix[m.perm]).abs().max() / m.matrix.abs().max())
+            growth = float(m.upper.abs().max() / m.matrix.abs().max())
+            pa = torch.stack([m(a[:, j]) for j in range(n)], 1)
+            sv = torch.linalg.svdvals(pa)
+            Emulated.applications = 0
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                _, info = dl.solve_ex(a.numpy(), b.numpy(), refine=ROUNDING[0])
+            method = f"{'butterflies, ' if randomized else ''}{pivot} pivoting"
+            print(f"n={n} cond={cond:.0e} {method}: backward error {backward:.1e}, "
+                  f"growth {growth:.3g}, kappa(M^-1 A) {float(sv[0] / sv[-1]):.3g}, "
+                  f"{Emulated.applications} preconditioner applications, "
+                  f"{'fell back to float64' if info.fell_back else 'converged'}")  # fmt: skip
 
 
 if __name__ == "__main__":

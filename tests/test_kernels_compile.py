@@ -22,7 +22,7 @@ from triton.compiler import ASTSource
 
 from densela._arrays import INTERPRET
 from densela.kernels.gemm import HINTED, gemm_tiles_kernel, gemm_tma_kernel
-from densela.kernels.lu import interchange_rows_kernel
+from densela.kernels.lu import interchange_rows_kernel, matvec_kernel, sweep_solve_kernel
 from densela.kernels.transpose import shuffle_columns_kernel, shuffle_rows_kernel, transpose_tiles_kernel
 
 HOPPER = GPUTarget("cuda", 90, 32)
@@ -35,10 +35,12 @@ def compile_ptx(
     ones: tuple[str, ...] = (),
     descriptors: dict[str, str] | None = None,
     num_warps: int = 4,
+    pointers: dict[str, str] | None = None,
 ) -> str:
-    """PTX of ``kernel`` for Hopper: pointers of type ``pointer`` (16-byte aligned, as Triton specializes the
-    pointers of aligned tensors), the ``ones`` arguments specialized to 1, the other integers unspecialized,
-    tensor descriptors typed by ``descriptors`` (name -> 'tensordesc<fp16[128,64]>')."""
+    """PTX of ``kernel`` for Hopper: pointers of type ``pointer`` unless ``pointers`` names another (16-byte
+    aligned, as Triton specializes the pointers of aligned tensors), the ``ones`` arguments specialized to 1,
+    the other integers unspecialized, tensor descriptors typed by ``descriptors`` (name ->
+    'tensordesc<fp16[128,64]>')."""
     signature, constexprs = dict(descriptors or {}), dict(constants, **dict.fromkeys(ones, 1))
     attrs = {}
     for i, name in enumerate(kernel.arg_names):
@@ -47,7 +49,7 @@ def compile_ptx(
         if name in constexprs:
             signature[name] = "constexpr"
         elif name.endswith("_ptr"):
-            signature[name] = pointer
+            signature[name] = (pointers or {}).get(name, pointer)
             attrs[(i,)] = [["tt.divisibility", 16]]
         elif name in ("alpha", "beta"):
             signature[name] = "fp64"
@@ -217,3 +219,24 @@ def test_interchanges_compile_to_one_permutation_per_group(reverse: bool) -> Non
     memory), so a group costs two barriers: after its gathers and after its stores."""
     ptx = compile_ptx(interchange_rows_kernel, "*fp64", dict(REVERSE=reverse, GROUP=32, BLOCK=64))
     assert "ld.local" not in ptx and ptx.count("bar.sync") == 2
+
+
+@compiled
+@pytest.mark.parametrize("lower", [True, False], ids=["lower", "upper"])
+def test_sweep_solve_compiles_for_hopper(lower):
+    """Refinement's one-launch triangular solve, float32 triangle and float64 vectors: tickets and the count of
+    solved blocks through atomics at GPU scope (Triton turns the acquiring add of 0 into an acquire load), no
+    register spills."""
+    pointers = {"t_ptr": "*fp32", "perm_ptr": "*i32", "state_ptr": "*i32"}
+    constants = dict(LOWER=lower, PERMUTE=lower, BLOCK=64)
+    ptx = compile_ptx(sweep_solve_kernel, "*fp64", constants, ("stride_tm",), pointers=pointers)
+    assert "atom.global.gpu.acq_rel.add" in ptx  # the ticket
+    assert "ld.global.gpu.acquire" in ptx and "atom.global.gpu.release.exch" in ptx  # wait for, publish a block
+    assert ".local" not in ptx
+
+
+@compiled
+@pytest.mark.parametrize("ones", [("stride_an",), ("stride_am",)], ids=["row-major", "column-major"])
+def test_matvec_compiles_for_hopper(ones):
+    ptx = compile_ptx(matvec_kernel, "*fp64", dict(BLOCK_M=64, BLOCK_N=128), ones)
+    assert "fma.rn.f64" in ptx and ".local" not in ptx

@@ -38,6 +38,7 @@ from _reference import (
     with_condition,
 )
 from conftest import DEVICE, GPU
+from densela._launch import cdiv
 
 DTYPES = (torch.float32, torch.float64)
 NP_DTYPES = {torch.float32: np.float32, torch.float64: np.float64}
@@ -1017,6 +1018,49 @@ def _column_below_float32(n: int, device: str, *key: object) -> tuple[torch.Tens
     assert not (a[:, n // 2] == 0).any() and (scaled[:, n // 2].astype(np.float32) == 0).all()
     b = gaussian((n,), "tiny-column-b", n, *key)
     return torch.from_numpy(a).to(device), torch.from_numpy(b).to(device)
+
+
+@pytest.mark.parametrize("n", [1, 4, 7, 33, gpu_only(4097), gpu_only(8192)])
+@pytest.mark.parametrize("layout", ["col", "row", "strided"])
+def test_sweep_solves_match_triangular_solves(n: int, layout: Layout, device: str) -> None:
+    """Refinement's one-launch triangular solves (``sweep_solve_kernel``, blocks of 4 rows in the interpreter,
+    64 on a GPU) against float64 triangular solves of the same float32 triangles: the unit lower one reading its
+    right-hand side through a permutation and scaled, the upper one in place. Outputs poisoned with NaN."""
+    rng = rng_for("sweep", n, layout)
+    values = rng.standard_normal((n, n)) + 4 * np.sqrt(n) * np.eye(n)  # triangles far from singular
+    t = place(values, torch.float32, device, layout)
+    t64 = torch.from_numpy(rounded(values, torch.float32))
+    perm = torch.from_numpy(rng.permutation(n).astype(np.int32)).to(device)
+    v = torch.from_numpy(rng.standard_normal(n)).to(device)
+    inverses = densela.lu._diagonal_inverses(t, densela.lu._sweep_block())
+    state = torch.zeros(4, dtype=torch.int32, device=device)
+    out = torch.full((n,), float("nan"), dtype=torch.float64, device=device)
+    densela.lu._launch_sweep(t, inverses[0], v, out, perm, state[:2], 0.5, lower=True)
+    lower = torch.tril(t64, -1) + torch.eye(n, dtype=torch.float64)
+    rhs = 0.5 * v.cpu()[perm.cpu().long()]
+    want = torch.linalg.solve_triangular(lower, rhs.unsqueeze(1), upper=False, unitriangular=True)[:, 0]
+    np.testing.assert_allclose(out.cpu().numpy(), want.numpy(), rtol=0, atol=1e-13 * float(want.abs().max()))
+    densela.lu._launch_sweep(t, inverses[1], out, out, None, state[2:], 1.0, lower=False)
+    want = torch.linalg.solve_triangular(torch.triu(t64), want.unsqueeze(1), upper=True)[:, 0]
+    np.testing.assert_allclose(out.cpu().numpy(), want.numpy(), rtol=0, atol=1e-13 * float(want.abs().max()))
+    blocks = cdiv(n, densela.lu._sweep_block())
+    assert state.tolist() == [blocks, blocks] * 2  # every program took a ticket and released its block
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (7, 33), (33, 7), (130, 300), gpu_only((8192, 8192))], ids=str)
+@pytest.mark.parametrize("layout", ["row", "col", "strided"])
+def test_matvec_matches_float64(shape: tuple[int, int], layout: Layout, device: str) -> None:
+    """Refinement's residual product (``matvec_kernel``) in every layout against NumPy in float64; the output
+    is a new array, so every entry must have been written."""
+    m, n = shape
+    rng = rng_for("matvec", m, n, layout)
+    values = rng.standard_normal((m, n))
+    a = place(values, torch.float64, device, layout)
+    x = rng.standard_normal(n)
+    got = densela.lu._matvec(a, torch.from_numpy(x).to(device)).cpu().numpy()
+    want = values @ x
+    bound = 4 * n * EPS64 * float(np.abs(values).sum(1).max() * np.abs(x).max())
+    np.testing.assert_allclose(got, want, rtol=0, atol=bound)
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,9 @@ from densela.kernels.lu import (
     interchange_rows_kernel,
     lu_batched_kernel,
     lu_panel_kernel,
+    matvec_kernel,
     permute_solve_kernel,
+    sweep_solve_kernel,
     triangular_solve_kernel,
 )
 from densela.tuning import multiprocessors
@@ -34,6 +36,8 @@ _BATCHED = Launcher(lu_batched_kernel)
 _INTERCHANGE = Launcher(interchange_rows_kernel)
 _PERMUTE = Launcher(permute_solve_kernel)
 _SOLVE = Launcher(triangular_solve_kernel)
+_SWEEP = Launcher(sweep_solve_kernel)
+_MATVEC = Launcher(matvec_kernel)
 
 LU_DTYPES = (torch.float32, torch.float64)
 REFINE_MODES = {"fp32": "ieee", "tf32": "tf32", "bf16": "bf16"}
@@ -560,6 +564,12 @@ def _solve_factored(call: Call, lu: torch.Tensor, piv: torch.Tensor, x: torch.Te
 
 # --- solve and refinement ---------------------------------------------------------------------------------
 
+SWEEP_BLOCK = 64
+"""Rows per program of refinement's one-launch triangular solves (``sweep_solve_kernel``)."""
+INTERPRET_SWEEP_BLOCK = 4
+"""The same under Triton's interpreter, so that small test matrices take several blocks."""
+MATVEC_BLOCKS = (64, 128)
+"""(rows per program, columns per step) of ``matvec_kernel``: refinement's residuals and GMRES's products."""
 MAX_REFINEMENTS = 12
 """Outer refinement steps (float64 residuals) before ``solve`` falls back to a float64 factorization."""
 KRYLOV = 100
@@ -619,49 +629,19 @@ def _backward_error(a: torch.Tensor, x: torch.Tensor, b: torch.Tensor) -> float:
 def _refined(call: Call, a: torch.Tensor, x: torch.Tensor, refine: str) -> SolveInfo:
     """Overwrites ``x`` (n x k, holding b) with A^-1 b: float32 factors, then GMRES-IR in float64.
 
-    A is scaled by a power of two into float32's range; each step solves the correction equation
-    A d = r with GMRES preconditioned by the float32 factors, applied in float64 (to a relative residual of
-    1e-8 or KRYLOV iterations). Steps go on while the residual at least halves, until ``||r||_inf <= eps ||A||_inf
-    ||x||_inf``; the solution is accepted when its residual passes LAPACK dsgesv's test, ``||r||_inf <=
-    sqrt(n) eps ||A||_inf ||x||_inf``, else ``solve`` falls back to a float64 factorization.
+    Each step solves the correction equation A d = r with GMRES preconditioned by the float32 factors
+    (``_Preconditioner``), applied in float64 (to a relative residual of 1e-8 or KRYLOV iterations). Steps go
+    on while the residual at least halves, until ``||r||_inf <= eps ||A||_inf ||x||_inf``; the solution is
+    accepted when its residual passes LAPACK dsgesv's test, ``||r||_inf <= sqrt(n) eps ||A||_inf ||x||_inf``,
+    else ``solve`` falls back to a float64 factorization.
     """
     b = x.clone()
     n = a.shape[0]
-    peak = float(a.abs().max())
-    scale = 2.0 ** -math.floor(math.log2(peak)) if peak > 0 else 1.0
-    low = (a * scale).to(torch.float32)
-    lu, piv, info = factor(call, _batched(low), REFINE_MODES[refine])
     eps = torch.finfo(torch.float64).eps
     norm_a = float(a.abs().sum(1).max())
     steps, converged = 0, False
-    if _first_singular(info) is None and bool(torch.isfinite(low).all()):
-        factors = lu.to(torch.float64)  # the preconditioner is applied in float64 (Carson and Higham)
-        loaded: list[Any] = []
-
-        def solve_low(buffers: tuple[torch.Tensor, torch.Tensor, torch.Tensor]) -> None:
-            with call.guard():
-                _solve_factored(call, *buffers, 0)
-
-        def make() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-            return torch.empty_like(factors), torch.empty_like(piv), factors.new_empty((1, n, 1))
-
-        def precondition(v: torch.Tensor) -> torch.Tensor:
-            if not loaded and v.is_cuda:
-                # the solves of one size replay as a CUDA graph on static copies of the factors
-                entry = GRAPHS.get(("refine", n, v.device), make, solve_low)
-                if entry is not None:
-                    entry[0][0].copy_(factors)
-                    entry[0][1].copy_(piv)
-                    loaded.append(entry)
-            if not loaded:
-                buffers = (factors, piv, _batched(v.unsqueeze(-1).clone()))  # solved in place
-                solve_low(buffers)
-            else:
-                buffers, replay = loaded[0]
-                buffers[2][0, :, 0].copy_(v)
-                replay()
-            return buffers[2][0, :, 0] * scale
-
+    precondition = _Preconditioner(call, a, REFINE_MODES[refine])
+    if precondition.usable:
         for col in range(x.shape[1]):
             xc = precondition(b[:, col])
             best, best_x = math.inf, xc
@@ -692,13 +672,103 @@ def _refined(call: Call, a: torch.Tensor, x: torch.Tensor, refine: str) -> Solve
     return SolveInfo(refine, steps, False, True, _backward_error(a, x, b))
 
 
+class _Preconditioner:
+    """``M^-1 v = A^-1 v`` approximately, from the float32 factors ``P (s A) = L U`` of the float64 n x n ``a``
+    (s: a power of two that brings A into float32's range), applied in float64 (Carson and Higham: the
+    factors' entries converted exactly, every operation in float64).
+
+    On densela's kernels an application is two launches of ``sweep_solve_kernel`` (the interchanges folded
+    into the first one's reads, s into its scaling), with the inverses of the triangles' diagonal blocks and
+    the permutation computed here once; no host synchronization. On the PyTorch path (no GPU, no
+    interpreter): ``torch.linalg.lu_solve``. ``usable``: False when the factorization met an exactly zero
+    pivot (refinement cannot start).
+    """
+
+    def __init__(self, call: Call, a: torch.Tensor, precision: str) -> None:
+        n = a.shape[0]
+        peak = float(a.abs().max())
+        self.scale = 2.0 ** -math.floor(math.log2(peak)) if peak > 0 else 1.0
+        self.call = call
+        lu, piv, info = factor(call, _batched((a * self.scale).to(torch.float32)), precision)
+        self.piv = piv[0]
+        self.factors = lu[0]
+        self.usable = _first_singular(info) is None
+        if self.usable and call.backend != "torch":
+            rows = torch.arange(n, dtype=torch.int32, device=a.device).reshape(1, n, 1)
+            with call.guard():
+                _launch_interchanges(rows, self.piv)  # row i of P A is row perm[i] of A
+                self.inverses = _diagonal_inverses(self.factors, _sweep_block())
+            self.perm = rows.reshape(n)
+            self.state = torch.zeros(4, dtype=torch.int32, device=a.device)
+
+    def __call__(self, v: torch.Tensor) -> torch.Tensor:
+        if self.call.backend == "torch":
+            x = torch.linalg.lu_solve(self.factors.double(), (self.piv + 1).to(torch.int32), v.unsqueeze(-1))
+            return x[:, 0] * self.scale
+        out = torch.empty_like(v)
+        self.state.zero_()
+        with self.call.guard():
+            _launch_sweep(self.factors, self.inverses[0], v, out, self.perm, self.state[:2], self.scale, lower=True)
+            _launch_sweep(self.factors, self.inverses[1], out, out, None, self.state[2:], 1.0, lower=False)
+        return out
+
+
+def _diagonal_inverses(lu: torch.Tensor, block: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """float64 inverses of the block x block diagonal blocks of the unit lower and of the upper triangle of the
+    n x n ``lu``, each (blocks, block, block) row-major, the last block padded by the identity."""
+    n = lu.shape[0]
+    count, whole = cdiv(n, block), n // block
+    diagonal = torch.eye(block, dtype=torch.float64, device=lu.device).repeat(count, 1, 1)
+    sm, sn = lu.stride()
+    diagonal[:whole] = lu.as_strided((whole, block, block), (block * (sm + sn), sm, sn), lu.storage_offset())
+    if whole < count:
+        rest = n - whole * block
+        diagonal[whole, :rest, :rest] = lu[whole * block :, whole * block :]
+    inverses = []
+    for lower in (True, False):
+        inverse = torch.eye(block, dtype=torch.float64, device=lu.device).repeat(count, 1, 1)
+        _triangular_solve(diagonal, inverse, lower=lower, unit=lower, precision="ieee")
+        inverses.append(inverse)
+    return inverses[0], inverses[1]
+
+
+def _sweep_block() -> int:
+    return INTERPRET_SWEEP_BLOCK if INTERPRET else SWEEP_BLOCK
+
+
+def _launch_sweep(
+    t: torch.Tensor, inverse: torch.Tensor, src: torch.Tensor, dst: torch.Tensor, perm: torch.Tensor | None,
+    state: torch.Tensor, alpha: float, *, lower: bool
+) -> None:  # fmt: skip
+    """``dst = T^-1 (alpha P src)`` (P: ``src[perm]``, or none) for the unit lower or the upper triangle of
+    ``t``, for one vector (``sweep_solve_kernel``; ``state``: two zeros; without ``perm``, ``dst`` may be
+    ``src``: each block is read by the program that writes it, before it does)."""
+    n = t.shape[0]
+    block = _sweep_block()
+    _SWEEP((cdiv(n, block),),
+        t, inverse, src, dst, src if perm is None else perm, state,
+        n, alpha,
+        *t.stride(),
+        LOWER=lower, PERMUTE=perm is not None, BLOCK=block,
+        num_warps=4,
+    )  # fmt: skip
+
+
 def _matvec(a: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-    """``a @ v`` in float64 through densela's GEMM."""
-    out = torch.empty((a.shape[0], 1), dtype=a.dtype, device=a.device)
+    """``a @ v`` in float64 (``matvec_kernel``; torch's on the PyTorch path)."""
     if a.device.type == "cpu" and not INTERPRET:
         return a @ v
-    launch_gemm(a, v.unsqueeze(1), None, out, 1.0, 0.0, "ieee")
-    return out[:, 0]
+    m = a.shape[0]
+    out = torch.empty(m, dtype=a.dtype, device=a.device)
+    block_m, block_n = MATVEC_BLOCKS
+    _MATVEC((cdiv(m, block_m),),
+        a, v, out,
+        m, a.shape[1],
+        *a.stride(),
+        BLOCK_M=block_m, BLOCK_N=block_n,
+        num_warps=4,
+    )  # fmt: skip
+    return out
 
 
 def _gmres(a: torch.Tensor, r: torch.Tensor, precondition: Any) -> torch.Tensor:

@@ -275,3 +275,80 @@ def lu_batched_kernel(
         blk = tl.where(below[:, :, None] & (c3 >= j), updated, blk)
     tl.store(lu_ptr + m3 * stride_lb + pos[:, :, None].to(tl.int64) * stride_lm + c3 * stride_ln, blk, mask=inside)
     tl.store(info_ptr + mat * stride_ib, first_zero, mask=mat < BATCH)
+
+
+# --- refinement: one-launch triangular solves of one vector, matrix-vector products ---------------------------
+
+
+@triton.jit
+def sweep_solve_kernel(
+    t_ptr, inv_ptr, src_ptr, dst_ptr, perm_ptr, state_ptr,
+    N, alpha,
+    stride_tm, stride_tn,
+    LOWER: tl.constexpr, PERMUTE: tl.constexpr, BLOCK: tl.constexpr,
+):  # fmt: skip
+    """``dst = T^-1 (alpha * src)`` for one vector and the triangle T of the N x N ``t``: lower with a unit
+    diagonal (LOWER) or upper with its own; in ``dst``'s precision, T's entries converted. One launch. With
+    PERMUTE the right-hand side is ``src[perm[i]]`` (P src, for the interchanges of P A = L U).
+
+    Programs take block rows of BLOCK in arrival order (``state[0]``, zero on entry, hands out tickets): the
+    first from the top (LOWER) or the bottom, and so on. Each subtracts from its right-hand side the products
+    of T's tiles beside its diagonal block with the blocks already solved, as they become available, then
+    multiplies by its diagonal block's inverse (``inv``: one BLOCK x BLOCK row-major float64 matrix per
+    block, the inverse of the unit lower or of the upper triangle), stores its block and sets ``state[1]``,
+    the number of solved blocks, to its ticket + 1 (release): blocks finish in ticket order, since each
+    needs the one before. A program waits only on programs that took their tickets earlier, so all are
+    already running, whatever the grid's size against the GPU. Reading a tile does not wait; its vector
+    block does, and only while ``state[1]`` last seen does not cover it.
+    """
+    ticket = tl.atomic_add(state_ptr, 1)
+    blocks = tl.cdiv(N, BLOCK)
+    blk = ticket if LOWER else blocks - 1 - ticket
+    c = tl.arange(0, BLOCK)
+    r = blk * BLOCK + c
+    live = r < N
+    source = tl.load(perm_ptr + r, mask=live, other=0) if PERMUTE else r
+    acc = tl.load(src_ptr + source, mask=live, other=0.0).to(dst_ptr.dtype.element_ty) * alpha
+    t_rows = t_ptr + r[:, None].to(tl.int64) * stride_tm
+    known = ticket * 0
+    for s in range(0, ticket):
+        q = s if LOWER else blocks - 1 - s
+        cols = q * BLOCK + c
+        tile = tl.load(
+            t_rows + cols[None, :].to(tl.int64) * stride_tn, mask=live[:, None] & (cols[None, :] < N), other=0.0
+        )
+        if known <= s:
+            known = tl.atomic_add(state_ptr + 1, 0, sem="acquire")
+            while known <= s:
+                known = tl.atomic_add(state_ptr + 1, 0, sem="acquire")
+            tl.debug_barrier()
+        x = tl.load(dst_ptr + cols, mask=cols < N, other=0.0, cache_modifier=".cg")
+        acc -= tl.sum(tile.to(acc.dtype) * x[None, :], axis=1)
+    inv = tl.load(inv_ptr + blk.to(tl.int64) * BLOCK * BLOCK + c[:, None] * BLOCK + c[None, :])
+    out = tl.sum(inv * acc[None, :], axis=1)
+    tl.store(dst_ptr + r, out, mask=live)
+    tl.debug_barrier()  # every thread's part of the block stored before the release
+    tl.atomic_xchg(state_ptr + 1, ticket + 1, sem="release")
+
+
+@triton.jit
+def matvec_kernel(
+    a_ptr, x_ptr, y_ptr,
+    M, N,
+    stride_am, stride_an,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+):  # fmt: skip
+    """``y = A x`` for the M x N ``a`` (any strides), accumulated in ``y``'s precision: program p takes rows
+    [p BLOCK_M, (p + 1) BLOCK_M) and walks the columns BLOCK_N at a time."""
+    r = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    c = tl.arange(0, BLOCK_N)
+    rows = a_ptr + r[:, None].to(tl.int64) * stride_am
+    acc = tl.zeros((BLOCK_M,), dtype=y_ptr.dtype.element_ty)
+    for k in range(0, N, BLOCK_N):
+        cols = k + c
+        tile = tl.load(
+            rows + cols[None, :].to(tl.int64) * stride_an, mask=(r[:, None] < M) & (cols[None, :] < N), other=0.0
+        )
+        x = tl.load(x_ptr + cols, mask=cols < N, other=0.0)
+        acc += tl.sum(tile.to(acc.dtype) * x[None, :].to(acc.dtype), axis=1)
+    tl.store(y_ptr + r, acc, mask=r < M)
