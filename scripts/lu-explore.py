@@ -1,7 +1,8 @@
 """LU on the GPU: correctness at sizes the interpreter cannot reach, then timings against torch's cuSOLVER
 and MAGMA paths, for block-width variants. Writes $OUT/lu-explore.jsonl and prints a table.
 
-Usage: python scripts/lu-explore.py [check] [time] [panel] [profile] [batched] [whole] [refine] [--sizes 1000,4096]
+Usage: python scripts/lu-explore.py [check] [time] [panel] [profile] [batched] [whole] [refine] [solve]
+       [--sizes 1000,4096]
        [--blocks 128,32 256,32]
 """
 
@@ -292,6 +293,33 @@ def refine(sizes: list[int]) -> None:
                        kernels={k: [len(v), sum(v) / 1000] for k, v in kernels.items()})  # fmt: skip
 
 
+def solves(sizes: list[int]) -> None:
+    """lu_solve from the same factors: densela's sweeps (<= SWEEP_COLUMNS right-hand sides) and blocked solves
+    against cuSOLVER's getrs (torch.linalg.lu_solve), wall time per call with a host synchronization each, and
+    the residual ||b - A x|| / (||A|| ||x|| n eps)."""
+    for n in sizes:
+        for dtype in (torch.float64, torch.float32):
+            a = torch.randn(n, n, dtype=dtype, device=DEV)
+            lu, piv = dl.lu_factor(a)
+            torch.backends.cuda.preferred_linalg_library("cusolver")
+            t_lu, t_piv = torch.linalg.lu_factor(a)
+            for k in (1, 8, 32, 64):
+                b = torch.randn(n, k, dtype=dtype, device=DEV)
+                x = dl.lu_solve((lu, piv), b)
+                eps = torch.finfo(dtype).eps
+                residual = float((b.double() - a.double() @ x.double()).abs().max()) / (
+                    float(a.double().abs().sum(1).max()) * float(x.double().abs().max()) * n * eps
+                )
+                ours = bench(partial(dl.lu_solve, (lu, piv), b))[0]
+                theirs = bench(partial(torch.linalg.lu_solve, t_lu, t_piv, b))[0]
+                path = "sweeps" if k <= lu_module.SWEEP_COLUMNS else "blocked"
+                print(f"lu_solve n={n} {dtype} k={k} ({path}): densela {ours:.3f} ms, cusolver {theirs:.3f} ms "
+                      f"({theirs / ours:.2f}x), residual ratio {residual:.3g}")  # fmt: skip
+                record(kind="lu_solve", n=n, dtype=str(dtype), k=k, path=path, densela_ms=ours, cusolver_ms=theirs,
+                       residual_ratio=residual)  # fmt: skip
+            torch.backends.cuda.preferred_linalg_library("default")
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("what", nargs="*", default=["check", "time"])
@@ -318,6 +346,8 @@ def main() -> None:
         whole_sweep(360.0)
     if "refine" in args.what:
         refine(sizes)
+    if "solve" in args.what:
+        solves(sizes)
 
 
 if __name__ == "__main__":

@@ -1023,28 +1023,47 @@ def _column_below_float32(n: int, device: str, *key: object) -> tuple[torch.Tens
 @pytest.mark.parametrize("n", [1, 4, 7, 33, gpu_only(4097), gpu_only(8192)])
 @pytest.mark.parametrize("layout", ["col", "row", "strided"])
 def test_sweep_solves_match_triangular_solves(n: int, layout: Layout, device: str) -> None:
-    """Refinement's one-launch triangular solves (``sweep_solve_kernel``, blocks of 4 rows in the interpreter,
-    64 on a GPU) against float64 triangular solves of the same float32 triangles: the unit lower one reading its
-    right-hand side through a permutation and scaled, the upper one in place. Outputs poisoned with NaN."""
+    """The one-launch triangular solves (``sweep_solve_kernel``, blocks of 4 rows in the interpreter, 64 on a
+    GPU) against float64 triangular solves of the same float32 triangles, three right-hand sides: the unit lower
+    one reading its right-hand sides through a permutation and scaled, into a NaN-poisoned strided output, then
+    the upper one in place."""
     rng = rng_for("sweep", n, layout)
+    k = 3
     values = rng.standard_normal((n, n)) + 4 * np.sqrt(n) * np.eye(n)  # triangles far from singular
     t = place(values, torch.float32, device, layout)
     t64 = torch.from_numpy(rounded(values, torch.float32))
     perm = torch.from_numpy(rng.permutation(n).astype(np.int32)).to(device)
-    v = torch.from_numpy(rng.standard_normal(n)).to(device)
-    inverses = densela.lu._diagonal_inverses(t, densela.lu._sweep_block())
-    state = torch.zeros(4, dtype=torch.int32, device=device)
-    out = torch.full((n,), float("nan"), dtype=torch.float64, device=device)
-    densela.lu._launch_sweep(t, inverses[0], v, out, perm, state[:2], 0.5, lower=True)
+    v_values = rng.standard_normal((n, k))
+    v = place(v_values, torch.float64, device, "col")
+    block = densela.lu._sweep_block()
+    inverses = densela.lu._diagonal_inverses(t, block, unit_lower=True)
+    state = torch.zeros(4 * k, dtype=torch.int32, device=device)
+    out = place(np.full((n, k), np.nan), torch.float64, device, "strided")
+    densela.lu._launch_sweep(t, inverses[0], v, out, perm, state[: 2 * k], 0.5, lower=True)
     lower = torch.tril(t64, -1) + torch.eye(n, dtype=torch.float64)
-    rhs = 0.5 * v.cpu()[perm.cpu().long()]
-    want = torch.linalg.solve_triangular(lower, rhs.unsqueeze(1), upper=False, unitriangular=True)[:, 0]
+    rhs = 0.5 * torch.from_numpy(v_values)[perm.cpu().long()]
+    want = torch.linalg.solve_triangular(lower, rhs, upper=False, unitriangular=True)
     np.testing.assert_allclose(out.cpu().numpy(), want.numpy(), rtol=0, atol=1e-13 * float(want.abs().max()))
-    densela.lu._launch_sweep(t, inverses[1], out, out, None, state[2:], 1.0, lower=False)
-    want = torch.linalg.solve_triangular(torch.triu(t64), want.unsqueeze(1), upper=True)[:, 0]
+    densela.lu._launch_sweep(t, inverses[1], out, out, None, state[2 * k :], 1.0, lower=False)
+    want = torch.linalg.solve_triangular(torch.triu(t64), want, upper=True)
     np.testing.assert_allclose(out.cpu().numpy(), want.numpy(), rtol=0, atol=1e-13 * float(want.abs().max()))
-    blocks = cdiv(n, densela.lu._sweep_block())
-    assert state.tolist() == [blocks, blocks] * 2  # every program took a ticket and released its block
+    blocks = cdiv(n, block)
+    assert state.tolist() == [blocks, blocks] * 2 * k  # every program took a ticket and released its block
+
+
+@pytest.mark.parametrize("trans", [0, 1])
+@pytest.mark.parametrize("columns", [0, 1])
+def test_lu_solve_blocked_and_sweep_paths(columns: int, trans: int, monkeypatch: pytest.MonkeyPatch, device: str):
+    """One matrix, three right-hand sides, through the blocked solves (SWEEP_COLUMNS 0, all three at once) and
+    through the sweeps (SWEEP_COLUMNS 1, each column a call of its own) alike."""
+    monkeypatch.setattr(densela.lu, "SWEEP_COLUMNS", columns)
+    values = gaussian((13, 13), "solve-paths")
+    b_values = gaussian((13, 3), "solve-paths-b")
+    lu_piv = dl.lu_factor(place(values, torch.float64, device))
+    for j in range(3) if columns else [slice(None)]:
+        b = torch.from_numpy(b_values[:, j]).to(device)
+        x = dl.lu_solve(lu_piv, b, trans=trans)
+        assert_solved(values, x, b_values[:, j], torch.float64, trans=bool(trans), what=f"columns={columns}")
 
 
 @pytest.mark.parametrize("shape", [(1, 1), (7, 33), (33, 7), (130, 300), gpu_only((8192, 8192))], ids=str)

@@ -551,7 +551,11 @@ def _solve_factored(call: Call, lu: torch.Tensor, piv: torch.Tensor, x: torch.Te
     if call.backend == "torch":
         x.copy_(torch.linalg.lu_solve(lu, (piv + 1).to(torch.int32), x, adjoint=bool(trans)))
         return
-    if trans == 0:
+    if x.shape[0] == 1 and x.shape[2] <= SWEEP_COLUMNS:
+        sweeps = _Sweeps(lu[0], piv[0], trans)
+        source = x[0].clone() if trans == 0 else x[0]
+        sweeps(source, x[0])
+    elif trans == 0:
         _launch_interchanges(x, piv)
         _triangular_solve(lu, x, lower=True, unit=True, precision="ieee")
         _triangular_solve(lu, x, lower=False, unit=False, precision="ieee")
@@ -568,6 +572,11 @@ SWEEP_BLOCK = 64
 """Rows per program of refinement's one-launch triangular solves (``sweep_solve_kernel``)."""
 INTERPRET_SWEEP_BLOCK = 4
 """The same under Triton's interpreter, so that small test matrices take several blocks."""
+SWEEP_COLUMNS = 32
+"""``lu_solve`` of one matrix with at most this many right-hand sides solves each by two one-launch sweeps
+(``_Sweeps``: 2 launches per solve plus set-up, each column reading the factors once); more go through the
+blocked solves (a diagonal-block solve and a GEMM per 32 rows: 4 n / 32 launches, the factors read once for
+all columns). Not yet tuned on a GPU."""
 MATVEC_BLOCKS = (64, 128)
 """(rows per program, columns per step) of ``matvec_kernel``: refinement's residuals and GMRES's products."""
 MAX_REFINEMENTS = 12
@@ -677,57 +686,75 @@ class _Preconditioner:
     (s: a power of two that brings A into float32's range), applied in float64 (Carson and Higham: the
     factors' entries converted exactly, every operation in float64).
 
-    On densela's kernels an application is two launches of ``sweep_solve_kernel`` (the interchanges folded
-    into the first one's reads, s into its scaling), with the inverses of the triangles' diagonal blocks and
-    the permutation computed here once; no host synchronization. On the PyTorch path (no GPU, no
-    interpreter): ``torch.linalg.lu_solve``. ``usable``: False when the factorization met an exactly zero
-    pivot (refinement cannot start).
+    On densela's kernels an application is two launches of ``sweep_solve_kernel`` (``_Sweeps``, set up once
+    here), with no host synchronization. On the PyTorch path (no GPU, no interpreter): ``torch.linalg.lu_solve``.
+    ``usable``: False when the factorization met an exactly zero pivot (refinement cannot start).
     """
 
     def __init__(self, call: Call, a: torch.Tensor, precision: str) -> None:
-        n = a.shape[0]
         peak = float(a.abs().max())
         self.scale = 2.0 ** -math.floor(math.log2(peak)) if peak > 0 else 1.0
         self.call = call
-        lu, piv, info = factor(call, _batched((a * self.scale).to(torch.float32)), precision)
-        self.piv = piv[0]
+        lu, self.piv, info = factor(call, _batched((a * self.scale).to(torch.float32)), precision)
         self.factors = lu[0]
         self.usable = _first_singular(info) is None
         if self.usable and call.backend != "torch":
-            rows = torch.arange(n, dtype=torch.int32, device=a.device).reshape(1, n, 1)
             with call.guard():
-                _launch_interchanges(rows, self.piv)  # row i of P A is row perm[i] of A
-                self.inverses = _diagonal_inverses(self.factors, _sweep_block())
-            self.perm = rows.reshape(n)
-            self.state = torch.zeros(4, dtype=torch.int32, device=a.device)
+                self.sweeps = _Sweeps(self.factors, self.piv[0], 0)
 
     def __call__(self, v: torch.Tensor) -> torch.Tensor:
         if self.call.backend == "torch":
-            x = torch.linalg.lu_solve(self.factors.double(), (self.piv + 1).to(torch.int32), v.unsqueeze(-1))
+            x = torch.linalg.lu_solve(self.factors.double(), (self.piv[0] + 1).to(torch.int32), v.unsqueeze(-1))
             return x[:, 0] * self.scale
-        out = torch.empty_like(v)
-        self.state.zero_()
+        out = torch.empty((v.shape[0], 1), dtype=v.dtype, device=v.device)
         with self.call.guard():
-            _launch_sweep(self.factors, self.inverses[0], v, out, self.perm, self.state[:2], self.scale, lower=True)
-            _launch_sweep(self.factors, self.inverses[1], out, out, None, self.state[2:], 1.0, lower=False)
-        return out
+            self.sweeps(v.unsqueeze(1), out, self.scale)
+        return out[:, 0]
 
 
-def _diagonal_inverses(lu: torch.Tensor, block: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """float64 inverses of the block x block diagonal blocks of the unit lower and of the upper triangle of the
-    n x n ``lu``, each (blocks, block, block) row-major, the last block padded by the identity."""
-    n = lu.shape[0]
+class _Sweeps:
+    """Solves with the packed factors ``P A = L U`` of one n x n matrix (``trans`` 1: with A^T), each right-hand
+    side by two one-launch triangular solves (``sweep_solve_kernel``): ``sweeps(src, dst, alpha)`` writes
+    ``op(A)^-1 (alpha src)`` into ``dst`` (n x k; ``dst`` must not be ``src`` when ``trans`` is 0, whose first
+    solve reads ``src`` through the interchanges' permutation). Set up once per factorization: the float64
+    inverses of the diagonal blocks of both triangles and, for ``trans`` 0, the permutation."""
+
+    def __init__(self, lu: torch.Tensor, piv: torch.Tensor, trans: int) -> None:
+        n = lu.shape[0]
+        self.trans, self.piv = trans, piv.unsqueeze(0)
+        self.t = lu if trans == 0 else lu.mT  # A^T = U^T L^T P: U^T is the lower triangle of lu.mT
+        self.inverses = _diagonal_inverses(self.t, _sweep_block(), unit_lower=trans == 0)
+        self.perm = None
+        if trans == 0:
+            rows = torch.arange(n, dtype=torch.int32, device=lu.device).reshape(1, n, 1)
+            _launch_interchanges(rows, self.piv)  # row i of P A is row perm[i] of A
+            self.perm = rows.reshape(n)
+
+    def __call__(self, src: torch.Tensor, dst: torch.Tensor, alpha: float = 1.0) -> None:
+        k = src.shape[1]
+        state = torch.zeros(4 * k, dtype=torch.int32, device=src.device)
+        _launch_sweep(self.t, self.inverses[0], src, dst, self.perm, state[: 2 * k], alpha, lower=True)
+        _launch_sweep(self.t, self.inverses[1], dst, dst, None, state[2 * k :], 1.0, lower=False)
+        if self.trans:
+            _launch_interchanges(dst.unsqueeze(0), self.piv, reverse=True)
+
+
+def _diagonal_inverses(t: torch.Tensor, block: int, *, unit_lower: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """float64 inverses of the block x block diagonal blocks of the lower and of the upper triangle of the
+    n x n ``t`` (the lower one's diagonal taken as ones when ``unit_lower``, else the upper one's), each
+    (blocks, block, block) row-major, the last block padded by the identity."""
+    n = t.shape[0]
     count, whole = cdiv(n, block), n // block
-    diagonal = torch.eye(block, dtype=torch.float64, device=lu.device).repeat(count, 1, 1)
-    sm, sn = lu.stride()
-    diagonal[:whole] = lu.as_strided((whole, block, block), (block * (sm + sn), sm, sn), lu.storage_offset())
+    diagonal = torch.eye(block, dtype=torch.float64, device=t.device).repeat(count, 1, 1)
+    sm, sn = t.stride()
+    diagonal[:whole] = t.as_strided((whole, block, block), (block * (sm + sn), sm, sn), t.storage_offset())
     if whole < count:
         rest = n - whole * block
-        diagonal[whole, :rest, :rest] = lu[whole * block :, whole * block :]
+        diagonal[whole, :rest, :rest] = t[whole * block :, whole * block :]
     inverses = []
     for lower in (True, False):
-        inverse = torch.eye(block, dtype=torch.float64, device=lu.device).repeat(count, 1, 1)
-        _triangular_solve(diagonal, inverse, lower=lower, unit=lower, precision="ieee")
+        inverse = torch.eye(block, dtype=torch.float64, device=t.device).repeat(count, 1, 1)
+        _triangular_solve(diagonal, inverse, lower=lower, unit=lower == unit_lower, precision="ieee")
         inverses.append(inverse)
     return inverses[0], inverses[1]
 
@@ -740,15 +767,15 @@ def _launch_sweep(
     t: torch.Tensor, inverse: torch.Tensor, src: torch.Tensor, dst: torch.Tensor, perm: torch.Tensor | None,
     state: torch.Tensor, alpha: float, *, lower: bool
 ) -> None:  # fmt: skip
-    """``dst = T^-1 (alpha P src)`` (P: ``src[perm]``, or none) for the unit lower or the upper triangle of
-    ``t``, for one vector (``sweep_solve_kernel``; ``state``: two zeros; without ``perm``, ``dst`` may be
-    ``src``: each block is read by the program that writes it, before it does)."""
+    """``dst = T^-1 (alpha P src)`` (P: ``src[perm]``, or none) for the lower or upper triangle of ``t`` and
+    the inverses of its diagonal blocks, every column of the n x k ``src`` (``sweep_solve_kernel``; ``state``:
+    2 k zeros)."""
     n = t.shape[0]
     block = _sweep_block()
-    _SWEEP((cdiv(n, block),),
+    _SWEEP((cdiv(n, block), src.shape[1]),
         t, inverse, src, dst, src if perm is None else perm, state,
         n, alpha,
-        *t.stride(),
+        *t.stride(), *src.stride(), *dst.stride(),
         LOWER=lower, PERMUTE=perm is not None, BLOCK=block,
         num_warps=4,
     )  # fmt: skip
