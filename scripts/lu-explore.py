@@ -26,6 +26,7 @@ DEV = "cuda"
 OUT = os.environ.get("OUT", ".")
 PANEL_ROWS = [32]
 PANEL_PER_SM = [1]
+LOOKAHEAD = [False]
 
 
 def record(**row: object) -> None:
@@ -111,17 +112,22 @@ def timing(sizes: list[int], blocks: list[tuple[int, ...]]) -> None:
                     continue
                 base[name] = bench(vendor(name, a))[0]
             torch.backends.cuda.preferred_linalg_library("default")
-            for blk, rows, per_sm in ((b, r, p) for b in blocks for r in PANEL_ROWS for p in PANEL_PER_SM):
+            variants = ((b, r, p, la) for b in blocks for r in PANEL_ROWS for p in PANEL_PER_SM for la in LOOKAHEAD)
+            for blk, rows, per_sm, ahead in variants:
                 lu_module.BLOCKS, lu_module.PANEL_ROWS, lu_module.PANEL_PROGRAMS_PER_SM = blk, rows, per_sm
+                lu_module.LOOKAHEAD = ahead
+                lu, piv, _ = dl.lu_factor_ex(a)
+                ratio_ok = lu_ratio(a, lu, piv) < 30  # the variant factors correctly before it is timed
                 ms = bench(partial(dl.lu_factor_ex, a))[0]
                 ratio = base["cusolver"] / ms
                 print(
-                    f"time n={n} {str(dtype)[6:]} blocks={blk} rows={rows} per SM={per_sm}: densela {ms:.2f} ms, "
-                    f"cusolver {base['cusolver']:.2f} ({ratio:.2f}x), magma {base.get('magma', math.nan):.2f}"
+                    f"time n={n} {str(dtype)[6:]} blocks={blk} rows={rows} per SM={per_sm} look-ahead={ahead}: "
+                    f"densela {ms:.2f} ms, cusolver {base['cusolver']:.2f} ({ratio:.2f}x), "
+                    f"magma {base.get('magma', math.nan):.2f}, lu ratio < 30 {ratio_ok}"
                 )
                 vendors = {f"{k}_ms": v for k, v in base.items()}
                 record(kind="time", n=n, dtype=str(dtype), blocks=blk, panel_rows=rows, panel_per_sm=per_sm,
-                       densela_ms=ms, **vendors)  # fmt: skip
+                       lookahead=ahead, densela_ms=ms, lu_ratio_ok=ratio_ok, **vendors)  # fmt: skip
 
 
 def panel_runner(src: torch.Tensor) -> tuple[lu_module._Work, Callable[[], None], Callable[[], None]]:
@@ -327,9 +333,11 @@ def main() -> None:
     p.add_argument("--blocks", nargs="*", default=["128,32"])
     p.add_argument("--panel-rows", default="32")
     p.add_argument("--panel-per-sm", default="1", help="most panel programs per SM (lu.PANEL_PROGRAMS_PER_SM)")
+    p.add_argument("--lookahead", default="0", help="lu.LOOKAHEAD values to time, e.g. 0,1")
     args = p.parse_args()
     PANEL_ROWS[:] = [int(r) for r in args.panel_rows.split(",")]
     PANEL_PER_SM[:] = [int(p) for p in args.panel_per_sm.split(",")]
+    LOOKAHEAD[:] = [bool(int(x)) for x in args.lookahead.split(",")]
     sizes = [int(s) for s in args.sizes.split(",")]
     blocks = [tuple(int(x) for x in b.split(",")) for b in args.blocks]
     if "check" in args.what:

@@ -1292,6 +1292,27 @@ def test_panel_exchange_through_memory(
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("n", [17, 40, gpu_only(1000), gpu_only(4097)])
+def test_lookahead_factors_like_lapack(monkeypatch: pytest.MonkeyPatch, n: int, dtype: torch.dtype) -> None:
+    # LOOKAHEAD: each column block factored with its interchanges confined to its columns (on a second stream on
+    # a GPU, beside the trailing update), then applied to the rest: pivots and factors as without it
+    monkeypatch.setattr(densela.lu, "LOOKAHEAD", True)
+    finish, calls = densela.lu._finish_block, []
+
+    def counted(work: object, k: int, end: int) -> None:
+        calls.append(k)
+        finish(work, k, end)
+
+    monkeypatch.setattr(densela.lu, "_finish_block", counted)
+    values = np.random.default_rng(n).standard_normal((n, n)).astype(NP_DTYPES[dtype])
+    values[:, n // 3] *= 1e-3  # small entries: later pivots come from far below the diagonal
+    lu, piv = dl.lu_factor(values)
+    assert len(calls) == cdiv(n, densela.lu._blocks()[0]), "the look-ahead path was not taken"
+    assert_pivots_match(piv, scipy_factor(values, dtype)[1], f"n={n}")
+    assert_lu_valid(values, lu, piv, dtype, f"n={n}")
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_batch_through_the_blocked_algorithm(monkeypatch: pytest.MonkeyPatch, dtype: torch.dtype) -> None:
     # matrices too large to be factored whole by one program: panels, interchanges, triangular solves and
     # GEMM updates each launched once for the whole batch

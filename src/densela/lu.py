@@ -60,6 +60,11 @@ PANEL_PROGRAMS_PER_SM = 1
 programs of PANEL_ROWS rows are one warp each, so a few fit on an SM). With one per SM a panel taller than
 132 x 32 rows gets programs of 64 or 128 rows (2 or 4 warps), whose cross-warp steps cost more per column
 (m = 16384 float64: 5.9 us per column against 3.0 at m = 4096 with 32 rows per program, H100, 2026-11-23)."""
+LOOKAHEAD = False
+"""Factor one square matrix with look-ahead (``_factor_ahead``: the next column block on a second stream
+during the trailing update). Off until timed on a GPU: the panel kernel's grid-wide wait then shares the
+GPU with a GEMM, whose CTAs hold SMs until they finish (no deadlock, since they wait on nothing, but the
+overlap is unmeasured)."""
 INTERCHANGE_GROUP = 32
 """Row interchanges that ``lu_solve`` applies per step, as one permutation of the rows they touch."""
 BATCHED_BYTES = 16384
@@ -277,7 +282,7 @@ def factor(
     one_launch = batch > 1 and _whole(src)
     if in_place or one_launch or call.backend == "torch" or call.run_device.type != "cuda" or min(m, n) == 0:
         return _factor_eager(call, src if in_place else column_major(src, call.run_device), precision)
-    tuning = (_blocks(), BATCHED_BYTES, PANEL_ROWS, PANEL_PROGRAMS_PER_SM)
+    tuning = (_blocks(), BATCHED_BYTES, PANEL_ROWS, PANEL_PROGRAMS_PER_SM, LOOKAHEAD)
     key = ("lu_factor", src.shape, src.dtype, call.run_device, precision, *tuning)
 
     def make() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -357,7 +362,11 @@ def _run_factor(a: torch.Tensor, piv: torch.Tensor, info: torch.Tensor, precisio
         _factor_columns(_Work(a, piv, info, precision), 0, n, _blocks(), n)
     else:
         for i in range(batch):
-            _factor_columns(_Work(a[i : i + 1], piv[i : i + 1], info[i : i + 1], precision), 0, n, _blocks(), n)
+            work = _Work(a[i : i + 1], piv[i : i + 1], info[i : i + 1], precision)
+            if LOOKAHEAD and m == n and len(_blocks()) > 1:
+                _factor_ahead(work, _blocks())
+            else:
+                _factor_columns(work, 0, n, _blocks(), n)
 
 
 @dataclass
@@ -372,6 +381,72 @@ class _Work:
     """The panel kernel's arrival counters, one per column, zero until that column is factored."""
     perm: torch.Tensor | None = None
     """The last panel's interchanges as a permutation (``lu_panel_kernel``), for ``permute_solve_kernel``."""
+    window: tuple[int, int] | None = None
+    """Columns [lo, hi) that the panels' interchanges reach (``_factor_ahead``); None: every column."""
+
+
+def _factor_ahead(work: _Work, blocks: tuple[int, ...]) -> None:
+    """The blocked factorization of one square matrix with look-ahead: block j + 1 is factored on a second
+    stream while the trailing update of the columns right of it runs.
+
+    Each block of ``blocks[0]`` columns is factored with its interchanges confined to its own columns (the
+    other columns may be in use on the other stream), then ``_finish_block`` applies them to the rest and
+    solves the block row; the next block's columns take their update first, then fork off. On the CPU
+    (interpreter) the same launches run in order.
+    """
+    a = work.a
+    n = a.shape[2]
+    width = blocks[0]
+    main = torch.cuda.current_stream(a.device) if a.is_cuda else None
+    _factor_window(work, 0, min(width, n), blocks[1:])
+    for k in range(0, n, width):
+        end = min(k + width, n)
+        _finish_block(work, k, end)
+        if end == n:
+            break
+        ahead = min(end + width, n)
+        l21, u12 = a[:, end:, k:end], a[:, k:end, end:]
+        _update(l21, u12[:, :, : ahead - end], a[:, end:, end:ahead], work.precision)
+        if main is None:
+            _factor_window(work, end, ahead - end, blocks[1:])
+        else:
+            side = _side_stream(a.device)
+            side.wait_stream(main)
+            with torch.cuda.stream(side):
+                _factor_window(work, end, ahead - end, blocks[1:])
+        _update(l21, u12[:, :, ahead - end :], a[:, end:, ahead:], work.precision)
+        if main is not None:
+            main.wait_stream(side)
+
+
+def _factor_window(work: _Work, k: int, width: int, blocks: tuple[int, ...]) -> None:
+    """Factors columns [k, k + width) from row k down, their interchanges applied to those columns only."""
+    work.window = (k, k + width)
+    _factor_columns(work, k, width, blocks, k + width)
+    work.window = None
+
+
+def _finish_block(work: _Work, k: int, end: int) -> None:
+    """After ``_factor_window`` on columns [k, end): their interchanges on every other column, and the block
+    row right of them solved, ``U12 = L11^-1 A12``."""
+    a = work.a
+    n = a.shape[2]
+    moves = work.piv[:, k:end] - k  # row numbers within the rows from k down
+    if k:
+        _launch_interchanges(a[:, k:, :k], moves)
+    if end < n:
+        _launch_interchanges(a[:, k:, end:], moves)
+        _solve_block_row(a[:, k:end, k:end], a[:, k:end, end:], "ieee")
+
+
+_SIDE_STREAMS: dict[torch.device, torch.cuda.Stream] = {}
+
+
+def _side_stream(device: torch.device) -> torch.cuda.Stream:
+    """The second stream of ``_factor_ahead`` on ``device``, created once."""
+    if device not in _SIDE_STREAMS:
+        _SIDE_STREAMS[device] = torch.cuda.Stream(device)
+    return _SIDE_STREAMS[device]
 
 
 def _blocks() -> tuple[int, ...]:
@@ -447,19 +522,21 @@ def _launch_panel(
 
 
 def _launch_permute_solve(work: _Work, k: int, w: int, solve_end: int) -> None:
-    """Applies the interchanges of the panel at column k (width w) to every other column of ``work.a`` and
-    solves its rows of columns [k + w, solve_end) (``permute_solve_kernel``, 32 columns per program)."""
-    a = work.a
+    """Applies the interchanges of the panel at column k (width w) to every other column of ``work.a`` (of
+    ``work.window`` when set) and solves its rows of columns [k + w, solve_end) (``permute_solve_kernel``, 32
+    columns per program)."""
+    lo, hi = work.window or (0, work.a.shape[2])
+    a = work.a[:, :, lo:hi]  # columns numbered from lo
     batch, m, n = a.shape
     block = 32
-    left = cdiv(k, block)
-    programs = left + cdiv(n - k - w, block)
+    left = cdiv(k - lo, block)
+    programs = left + cdiv(n - (k - lo) - w, block)
     if programs == 0:
         return
     assert work.perm is not None
     _PERMUTE((programs, batch),
         a, work.perm,
-        n, k, min(m - k, w), k, k + w, solve_end, left,
+        n, k, min(m - k, w), k - lo, k - lo + w, solve_end - lo, left,
         *a.stride(), work.perm.stride(0),
         NB=max(2, _pow2(w)), BLOCK=block,
         num_warps=1,
