@@ -1029,7 +1029,10 @@ def test_sweep_solves_match_triangular_solves(n: int, layout: Layout, device: st
     the upper one in place."""
     rng = rng_for("sweep", n, layout)
     k = 3
-    values = rng.standard_normal((n, n)) + 4 * np.sqrt(n) * np.eye(n)  # triangles far from singular
+    g = rng.standard_normal((n, n))
+    # both triangles far from singular: a strong diagonal above, small entries below (a unit lower triangle
+    # of standard normal entries has a condition number growing like 2^n)
+    values = np.triu(g) + 4 * np.sqrt(n) * np.eye(n) + np.tril(g, -1) / n
     t = place(values, torch.float32, device, layout)
     t64 = torch.from_numpy(rounded(values, torch.float32))
     perm = torch.from_numpy(rng.permutation(n).astype(np.int32)).to(device)
