@@ -12,13 +12,14 @@ condition number and factorization: the factors' backward error, their growth (m
 condition number of the preconditioned matrix M^-1 A, the preconditioner applications the refinement took,
 and whether it converged or fell back to float64.
 
-Usage: python scripts/refine-emulate.py [tf32|fp32] [n] [cond ...]     (defaults: tf32, 512, 1e2 1e4 1e6)
+Usage: python scripts/refine-emulate.py [tf32|fp32] [n] [cond ...] [--methods partial,block] [--no-kappa]
+       (defaults: tf32, 512, 1e2 1e4 1e6, all four factorizations)
 """
 
 from __future__ import annotations
 
+import argparse
 import math
-import sys
 import warnings
 from typing import Any
 
@@ -124,32 +125,46 @@ def conditioned(n: int, cond: float) -> tuple[torch.Tensor, torch.Tensor]:
     return (u * s) @ v.T, torch.randn(n, 1, dtype=torch.float64, generator=g)
 
 
+METHODS = {
+    "partial": (False, "partial"),
+    "butterflies": (True, "none"),
+    "butterflies-block": (True, "block"),
+    "block": (False, "block"),
+}
+"""The factorizations compared: (random butterflies, interchanges: "partial", "block" or "none")."""
+
+
 def main() -> None:
-    args = sys.argv[1:]
-    if args and args[0] in ("tf32", "fp32"):
-        ROUNDING[0] = args.pop(0)
-    n = int(args[0]) if args else 512
-    conds = [float(c) for c in args[1:]] or [1e2, 1e4, 1e6]
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("rounding", nargs="?", choices=("tf32", "fp32"), default="tf32")
+    p.add_argument("n", nargs="?", type=int, default=512)
+    p.add_argument("conds", nargs="*", type=float, default=[1e2, 1e4, 1e6])
+    p.add_argument("--methods", default=",".join(METHODS), help="comma-separated: " + ", ".join(METHODS))
+    p.add_argument("--no-kappa", action="store_true", help="skip M^-1 A's condition number (n more solves, an SVD)")
+    args = p.parse_args()
+    ROUNDING[0], n = args.rounding, args.n
     lu_module._Preconditioner = Emulated  # type: ignore[misc]
-    for cond in conds:
+    for cond in args.conds:
         a, b = conditioned(n, cond)
-        for randomized, pivot in ((False, "partial"), (True, "none"), (True, "block"), (False, "block")):
-            Emulated.randomized, Emulated.pivot, Emulated.applications = randomized, pivot, 0
+        for name in args.methods.split(","):
+            Emulated.randomized, Emulated.pivot = METHODS[name]
             m = Emulated(None, a, "tf32")
             factored = m.lower @ m.upper
             backward = float((factored - m.matrix[m.perm]).abs().max() / m.matrix.abs().max())
             growth = float(m.upper.abs().max() / m.matrix.abs().max())
-            pa = torch.stack([m(a[:, j]) for j in range(n)], 1)
-            sv = torch.linalg.svdvals(pa)
+            kappa = math.nan
+            if not args.no_kappa:
+                sv = torch.linalg.svdvals(torch.stack([m(a[:, j]) for j in range(n)], 1))
+                kappa = float(sv[0] / sv[-1])
             Emulated.applications = 0
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 _, info = dl.solve_ex(a.numpy(), b.numpy(), refine=ROUNDING[0])
-            method = f"{'butterflies, ' if randomized else ''}{pivot} pivoting"
+            method = f"{'butterflies, ' if m.randomized else ''}{m.pivot} pivoting"
             print(f"n={n} cond={cond:.0e} {method}: backward error {backward:.1e}, "
-                  f"growth {growth:.3g}, kappa(M^-1 A) {float(sv[0] / sv[-1]):.3g}, "
+                  f"growth {growth:.3g}, kappa(M^-1 A) {kappa:.3g}, "
                   f"{Emulated.applications} preconditioner applications, "
-                  f"{'fell back to float64' if info.fell_back else 'converged'}")  # fmt: skip
+                  f"{'fell back to float64' if info.fell_back else 'converged'}", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":
