@@ -20,6 +20,7 @@ import triton
 import triton.testing
 
 import densela as dl
+from densela.bench.timing import peak_extra_bytes
 from densela.tuning import TileConfig
 
 TR = importlib.import_module("densela.transpose")
@@ -149,12 +150,7 @@ def rect(copy: float) -> None:
             workspace = dl.transpose_.workspace_bytes(shape, dtype)  # computes the chunk plan where there is one
             plan_s = time.perf_counter() - t0
             work = x.clone()
-            torch.cuda.synchronize()
-            torch.cuda.reset_peak_memory_stats()
-            before = torch.cuda.memory_allocated()
-            y = dl.transpose_(work)
-            torch.cuda.synchronize()
-            extra = torch.cuda.max_memory_allocated() - before
+            y, extra = peak_extra_bytes(lambda: dl.transpose_(work))
             exact = bool(torch.equal(y, expected))
             state = {"x": y}
 

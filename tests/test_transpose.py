@@ -16,6 +16,7 @@ import densela as dl
 import densela._arrays
 from _reference import LAYOUTS, UNIT_ROUNDOFF, Layout, assert_identical, assert_normwise, make, poisoned
 from conftest import DEVICE
+from densela.bench.timing import peak_extra_bytes
 
 TRANSPOSE_MODULE = importlib.import_module("densela.transpose")  # densela.transpose is the function
 
@@ -487,12 +488,7 @@ def test_transpose_inplace_rectangular_large(shape: tuple[int, int], dtype: torc
     """Issue 5 sizes on the GPU: identical to torch's transpose, and no more extra memory than workspace_bytes."""
     a = bits(shape, dtype, device)
     expected = a.T.contiguous()
-    torch.cuda.synchronize()
-    torch.cuda.reset_peak_memory_stats()
-    before = torch.cuda.memory_allocated()
-    result = dl.transpose_(a)
-    torch.cuda.synchronize()
-    extra = torch.cuda.max_memory_allocated() - before
+    result, extra = peak_extra_bytes(lambda: dl.transpose_(a))
     assert_identical(result, expected, f"{shape} {dtype}")
     budget = dl.transpose_.workspace_bytes(shape, dtype)
     assert extra <= budget + 2 * 512, f"{extra} bytes allocated, workspace_bytes says {budget}"  # allocator rounding

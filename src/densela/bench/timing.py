@@ -162,3 +162,23 @@ def time_transfers(host: Sequence[Any], device_result: Any, device: Any, reps: i
         return float(np.median(times))
 
     return timed(lambda: [t.to(device) for t in host]), timed(lambda: device_result.to("cpu"))
+
+
+def peak_extra_bytes(fn: Callable[[], Any]) -> tuple[Any, int]:
+    """``(fn(), bytes)``: the result of one call of ``fn`` on the current CUDA device and the most memory it held
+    at once beyond what was allocated before it (PyTorch's caching allocator's peak, after synchronizing).
+
+    Example (needs a CUDA GPU):
+        >>> import torch                                     # doctest: +SKIP
+        >>> _, extra = peak_extra_bytes(lambda: torch.empty(1 << 20, device="cuda"))  # doctest: +SKIP
+        >>> extra                                            # doctest: +SKIP
+        1048576
+    """
+    import torch
+
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    before = torch.cuda.memory_allocated()
+    result = fn()
+    torch.cuda.synchronize()
+    return result, torch.cuda.max_memory_allocated() - before
