@@ -198,14 +198,17 @@ def test_c2r_steps_compile_without_spills(pointer: str, vec: int, side: int) -> 
     scratch, 4096 words a step, 4 warps) compile too. vec 2: 16-byte items as two words."""
     side //= vec
     per_program = 16384 // (side * vec)
-    constants = dict(BLOCK_N=side, ROWS=per_program, STAGED=False, VEC=vec)
-    rows = compile_ptx(shuffle_rows_kernel, pointer, constants, num_warps=16)
-    assert "ld.global" in rows and "ld.local" not in rows
+    for wide in (False, True):  # 64-bit products of the row step for B * B >= 2^31
+        constants = dict(BLOCK_N=side, ROWS=per_program, STAGED=False, VEC=vec, WIDE=wide)
+        rows = compile_ptx(shuffle_rows_kernel, pointer, constants, num_warps=16)
+        assert "ld.global" in rows and "ld.local" not in rows
+        assert ("rem.s64" in rows) == wide  # the 64-bit modulo
     for rotate in (False, True):
         constants = dict(BLOCK_M=side, COLS=per_program, ROTATE=rotate, STAGED=False, VEC=vec)
         columns = compile_ptx(shuffle_columns_kernel, pointer, constants, num_warps=16)
         assert "ld.global" in columns and "ld.local" not in columns
-    staged_rows = compile_ptx(shuffle_rows_kernel, pointer, dict(BLOCK_N=4096 // vec, ROWS=1, STAGED=True, VEC=vec))
+    constants = dict(BLOCK_N=4096 // vec, ROWS=1, STAGED=True, VEC=vec, WIDE=True)
+    staged_rows = compile_ptx(shuffle_rows_kernel, pointer, constants)
     constants = dict(BLOCK_M=512 // vec, COLS=8, ROTATE=False, STAGED=True, VEC=vec)
     staged_columns = compile_ptx(shuffle_columns_kernel, pointer, constants)
     for ptx in (staged_rows, staged_columns):

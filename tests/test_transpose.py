@@ -231,6 +231,18 @@ def test_transpose_inplace_rectangular_item_sizes(
     assert_identical(dl.transpose_(a), expected, str(dtype))
 
 
+@pytest.mark.parametrize("path", ["auto", pytest.param("c2r-staged", marks=pytest.mark.large)])  # 8 min interpreted
+def test_transpose_inplace_wide_row_step(path: str, device: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """3 x 100000 (coprime sides): the C2R row step multiplies column differences up to 10^5 by the inverse of 3
+    modulo 10^5 (66667), beyond 32-bit integers; a 32-bit product permuted the rows wrongly (caught
+    2026-11-23 on the CPU, before any GPU run of the C2R steps)."""
+    for name, value in RECTANGULAR_PATHS[path].items():
+        monkeypatch.setattr(TRANSPOSE_MODULE, name, value)
+    a = bits((3, 100_000), torch.float32, device)
+    expected = a.T.clone()
+    assert_identical(dl.transpose_(a), expected, f"3 x 100000 {path}")
+
+
 def test_transpose_inplace_rectangular_numpy() -> None:
     """A NumPy array (copied to the GPU and back where there is one): the result views the caller's memory."""
     for a in (np.arange(15.0).reshape(3, 5), np.asfortranarray(np.arange(28, dtype=np.int8).reshape(4, 7))):
@@ -476,9 +488,10 @@ def test_transpose_beyond_int32_indexing(device: str) -> None:
 
 
 LARGE_RECTANGLES = [(32768, 1024), (100000, 100), (8192, 3072), (4099, 4097), (2**12, 3**7), (16383, 16381),
-                    (12288, 8190), (20000, 19999), (100000, 7)]  # fmt: skip
+                    (12288, 8190), (20000, 19999), (100000, 7), (7, 1_000_003)]  # fmt: skip
 """Issue 5's shapes (chunks of gcd items), coprime and small-gcd ones (the C2R steps), the largest rows held
-in registers (16383) and rows and columns staged through scratch (20000 x 19999, 100000 x 7)."""
+in registers (16383) and rows and columns staged through scratch (20000 x 19999, 100000 x 7), and rows whose
+row-step products need 64 bits (7 x 1000003)."""
 
 
 @pytest.mark.large

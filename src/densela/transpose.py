@@ -450,7 +450,7 @@ def _launch_c2r(words: torch.Tensor, vec: int, rows: int, cols: int) -> None:
     _SHUFFLE_ROWS((plan.row_programs,),
         words, scratch,
         rows, cols, c, b, pow(a, -1, b) if b > 1 else 0,
-        BLOCK_N=plan.block_n, ROWS=plan.per_program_rows, STAGED=plan.rows_staged, VEC=vec,
+        BLOCK_N=plan.block_n, ROWS=plan.per_program_rows, STAGED=plan.rows_staged, VEC=vec, WIDE=b * b >= 2**31,
         num_warps=warps(plan.block_n * plan.per_program_rows),
     )  # fmt: skip
     columns(rotate=False)

@@ -180,11 +180,15 @@ def _mod(x, m):
 
 
 @triton.jit
-def _row_source(x, q, M, C, B, A_INV):
-    """The C2R row step's source column for column q of row x (``shuffle_rows_kernel``)."""
+def _row_source(x, q, M, C, B, A_INV, WIDE: tl.constexpr):
+    """The C2R row step's source column for column q of row x (``shuffle_rows_kernel``). WIDE: the product of a
+    difference of columns (|.| < B) with A_INV (< B) is formed in 64 bits (B * B >= 2^31, e.g. 3 x 100000)."""
     t = _mod(x - q, C)
     i = _mod(x - t, M)
-    return t * B + _mod((q // C - i // C) * A_INV, B)
+    d = q // C - i // C
+    if WIDE:
+        return t * B + _mod(d.to(tl.int64) * A_INV, B).to(tl.int32)
+    return t * B + _mod(d * A_INV, B)
 
 
 @triton.jit
@@ -202,12 +206,12 @@ def _column_source(p, q, M, N, B, ROTATE: tl.constexpr):
 def shuffle_rows_kernel(
     words_ptr, scratch_ptr,
     M, N, C, B, A_INV,
-    BLOCK_N: tl.constexpr, ROWS: tl.constexpr, STAGED: tl.constexpr, VEC: tl.constexpr,
+    BLOCK_N: tl.constexpr, ROWS: tl.constexpr, STAGED: tl.constexpr, VEC: tl.constexpr, WIDE: tl.constexpr,
 ):  # fmt: skip
     """The row step of the in-place C2R transpose (docs/transpose.md) of the row-major M x N matrix of items (VEC
     words each) at ``words_ptr``: every row x is permuted within itself, ``X[x, q] = Y[x, t B + v]`` with
     ``t = (x - q) mod C``, ``i = (x - t) mod M`` and ``v = (q // C - i // C) A_INV mod B`` (C = gcd(M, N),
-    B = N / C, A_INV the inverse of M / C modulo B).
+    B = N / C, A_INV the inverse of M / C modulo B; WIDE when B * B >= 2^31, see ``_row_source``).
 
     Rows of at most BLOCK_N items: program p permutes rows [p ROWS, (p + 1) ROWS), loading each item from its
     source (a gather inside the row, which the L1 cache serves after the row's first touch), then storing
@@ -226,7 +230,7 @@ def shuffle_rows_kernel(
             tl.debug_barrier()  # the row copied before any of it is overwritten
             for q0 in range(0, N, BLOCK_N):
                 q = (q0 + tl.arange(0, BLOCK_N))[:, None]
-                source = _row_source(x, q, M, C, B, A_INV)
+                source = _row_source(x, q, M, C, B, A_INV, WIDE)
                 tl.store(row + q * VEC + w, tl.load(mine + source * VEC + w, mask=q < N), mask=q < N)
             tl.debug_barrier()  # the scratch read before the next row is copied into it
     else:
@@ -235,7 +239,8 @@ def shuffle_rows_kernel(
         w3 = w[None, :, :]
         inside = (x < M) & (q < N) & (w3 < VEC)
         row = words_ptr + x.to(tl.int64) * N * VEC
-        moved = tl.load(row + _row_source(x, q, M, C, B, A_INV) * VEC + w3, mask=inside)  # a gather inside the row
+        source = _row_source(x, q, M, C, B, A_INV, WIDE)
+        moved = tl.load(row + source * VEC + w3, mask=inside)  # a gather inside the row
         tl.debug_barrier()  # every word of the program's rows read before any is written
         tl.store(row + q * VEC + w3, moved, mask=inside)
 
