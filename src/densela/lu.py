@@ -775,14 +775,15 @@ class _Preconditioner:
         lu, self.piv, info = factor(call, _batched((a * self.scale).to(torch.float32)), precision)
         self.factors = lu[0]
         self.usable = _first_singular(info) is None
-        if self.usable and call.backend != "torch":
+        if self.usable and call.backend == "torch":
+            self.factors, self.piv = self.factors.double(), (self.piv[0] + 1).to(torch.int32)  # once, not per call
+        elif self.usable:
             with call.guard():
                 self.sweeps = _Sweeps(self.factors, self.piv[0], 0)
 
     def __call__(self, v: torch.Tensor) -> torch.Tensor:
         if self.call.backend == "torch":
-            x = torch.linalg.lu_solve(self.factors.double(), (self.piv[0] + 1).to(torch.int32), v.unsqueeze(-1))
-            return x[:, 0] * self.scale
+            return torch.linalg.lu_solve(self.factors, self.piv, v.unsqueeze(-1))[:, 0] * self.scale
         out = torch.empty((v.shape[0], 1), dtype=v.dtype, device=v.device)
         with self.call.guard():
             self.sweeps(v.unsqueeze(1), out, self.scale)
