@@ -3,7 +3,7 @@
 transpose_ (square and rectangular) across tile configurations, against the device-to-device copy measured
 in the same run. Writes JSON lines to $OUT/memory-explore.jsonl (or ./memory-explore.jsonl), prints a table.
 
-    python scripts/memory-explore.py [groups...]   # groups: hot transpose add square rect (default: all)
+    python scripts/memory-explore.py [groups...]   # groups: hot transpose add square rect chunks (default: all)
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ def rect(copy: float) -> None:
             TR.C2R_MAX_GCD = limit if path == "auto" else 10**9
             c2r = TR._takes_c2r(*shape)
             t0 = time.perf_counter()
-            TR._chunk_plan.cache_clear()
+            TR._cut_cycles.cache_clear()
             workspace = dl.transpose_.workspace_bytes(shape, dtype)  # computes the chunk plan where there is one
             plan_s = time.perf_counter() - t0
             work = x.clone()
@@ -165,8 +165,40 @@ def rect(copy: float) -> None:
     TR.C2R_MAX_GCD = limit
 
 
+def chunks(copy: float) -> None:
+    """The chunk walk's settings (CHUNK_AHEAD chunks in flight, CHUNK_PIECE_BYTES per program) on the shapes that
+    take it, checked bit for bit; the block step alone for scale (a square transpose per gcd x gcd block)."""
+    defaults = TR.CHUNK_AHEAD, TR.CHUNK_PIECE_BYTES
+    for shape, dtype in [((32768, 1024), torch.float32), ((100000, 100), torch.float32), ((8192, 3072), torch.float32),
+                         ((8192, 2048), torch.float64), ((16384, 2048), torch.bfloat16), ((1024, 32768), torch.float32)]:  # fmt: skip
+        x = torch.randn(shape, device="cuda").to(dtype)
+        expected = x.T.contiguous()
+        nbytes = 2 * x.numel() * x.element_size()
+        plan = TR._chunk_plan(*shape)
+        words = x.reshape(-1).view({1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[x.element_size()])
+        t_blocks = ms(
+            lambda: TR.launch_square_blocks(words, 1, plan.t, plan.a * plan.b, plan.b, (shape[1], 1), x.element_size())
+        )
+        record(group="chunks", shape=list(shape), dtype=str(dtype), step="blocks", ms=t_blocks,
+               pct=nbytes / t_blocks / 1e6 / copy * 100, segments=plan.table.shape[1], copied=plan.copied,
+               longest=int(plan.table[1].max()))  # fmt: skip
+        for ahead in (1, 4, 8, 16):
+            for piece in (512, 1024, 2048, 4096):
+                TR.CHUNK_AHEAD, TR.CHUNK_PIECE_BYTES = ahead, piece
+                state = {"x": dl.transpose_(x.clone())}
+                exact = bool(torch.equal(state["x"], expected))
+
+                def again() -> None:
+                    state["x"] = dl.transpose_(state["x"])
+
+                t = ms(again)
+                record(group="chunks", shape=list(shape), dtype=str(dtype), ahead=ahead, piece=piece, exact=exact,
+                       ms=t, pct=nbytes / t / 1e6 / copy * 100, walk_ms=t - t_blocks)  # fmt: skip
+    TR.CHUNK_AHEAD, TR.CHUNK_PIECE_BYTES = defaults
+
+
 def main() -> None:
-    groups = sys.argv[1:] or ["hot", "transpose", "add", "square", "rect"]
+    groups = sys.argv[1:] or ["hot", "transpose", "add", "square", "rect", "chunks"]
     copy = copy_gbs()
     record(group="copy", gbs=copy, device=torch.cuda.get_device_name())
     for g in groups:

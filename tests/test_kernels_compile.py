@@ -23,7 +23,12 @@ from triton.compiler import ASTSource
 from densela._arrays import INTERPRET
 from densela.kernels.gemm import HINTED, gemm_tiles_kernel, gemm_tma_kernel
 from densela.kernels.lu import interchange_rows_kernel, matvec_kernel, sweep_solve_kernel
-from densela.kernels.transpose import shuffle_columns_kernel, shuffle_rows_kernel, transpose_tiles_kernel
+from densela.kernels.transpose import (
+    permute_chunks_kernel,
+    shuffle_columns_kernel,
+    shuffle_rows_kernel,
+    transpose_tiles_kernel,
+)
 
 HOPPER = GPUTarget("cuda", 90, 32)
 
@@ -213,6 +218,21 @@ def test_c2r_steps_compile_without_spills(pointer: str, vec: int, side: int) -> 
     staged_columns = compile_ptx(shuffle_columns_kernel, pointer, constants)
     for ptx in (staged_rows, staged_columns):
         assert "ld.local" not in ptx and ptx.count("bar.sync") >= 2
+
+
+@compiled
+@pytest.mark.parametrize("pointer, piece", [("*i8", 2048), ("*i16", 1024), ("*i32", 512), ("*i64", 256)])
+@pytest.mark.parametrize("ahead", [1, 8, 16])
+def test_chunk_walk_keeps_its_window_in_registers(pointer: str, piece: int, ahead: int) -> None:
+    """The chunk walk (``permute_chunks_kernel``) compiles for sm_90 with AHEAD chunks of a 2 KiB piece held in
+    registers (no local-memory spills), a barrier between a window's loads and its stores, 64-bit table reads."""
+    table = {"table_ptr": "*i64"}
+    save = compile_ptx(permute_chunks_kernel, pointer, dict(SAVE=True, AHEAD=ahead, BLOCK=piece), pointers=table)
+    walk = compile_ptx(permute_chunks_kernel, pointer, dict(SAVE=False, AHEAD=ahead, BLOCK=piece), pointers=table)
+    assert "ld.global" in save and "st.global" in save
+    assert "ld.local" not in walk and "st.local" not in walk
+    assert "bar.sync" in walk
+    assert "ld.global.b64" in walk or "ld.global.u64" in walk
 
 
 @compiled

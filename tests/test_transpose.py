@@ -177,6 +177,8 @@ dividing the other."""
 RECTANGULAR_PATHS = {
     "auto": {},
     "chunks": {"C2R_MAX_GCD": 0},  # blocks of gcd x gcd, then chunks along cycles
+    # the same with cycles cut into many short segments (copied starts), walked two chunks at a time
+    "chunks-cut": {"C2R_MAX_GCD": 0, "WORKSPACE_ITEMS": 1, "CHUNK_AHEAD": 2},
     "c2r": {"C2R_MAX_GCD": 10**9},  # rotation, row and column permutations on chip, whatever the gcd
     "c2r-staged": {"C2R_MAX_GCD": 10**9, "ONCHIP_ITEMS": 8, "STAGE_ITEMS": 4},  # long sides through scratch
 }
@@ -271,12 +273,10 @@ def test_transpose_inplace_workspace_bytes() -> None:
     for m, n in [(3000, 2000), (2000, 3000), (4096, 96), (17000, 34)]:
         used = dl.transpose_.workspace_bytes((m, n), torch.float32)
         plan = TRANSPOSE_MODULE._chunk_plan(m, n)
-        assert used == 4 * plan.t * plan.marked + 8 * len(plan.starts)
-        assert 0 < used <= 4 * TRANSPOSE_MODULE.WORKSPACE_ITEMS * (m + n) + 8 * len(plan.starts)
-        assert (
-            dl.transpose_.workspace_bytes((m, n), torch.float64)
-            == used + 8 * plan.t * plan.marked - 4 * plan.t * plan.marked
-        )
+        table = 16 * plan.table.shape[1]
+        assert used == 4 * plan.t * plan.copied + table
+        assert 0 < used <= 4 * TRANSPOSE_MODULE.WORKSPACE_ITEMS * (m + n) + table
+        assert dl.transpose_.workspace_bytes((m, n), torch.float64) == used + 4 * plan.t * plan.copied
     with pytest.raises(ValueError, match="two sizes"):
         dl.transpose_.workspace_bytes((3, 3, 3), torch.float32)
     with pytest.raises(TypeError, match="not a dtype"):
@@ -286,14 +286,14 @@ def test_transpose_inplace_workspace_bytes() -> None:
 def test_transpose_inplace_refuses_a_plan_beyond_host_memory(monkeypatch: pytest.MonkeyPatch, device: str) -> None:
     """A shape whose chunk plan would exhaust the host gets a clear ValueError, before anything moves."""
     monkeypatch.setattr(TRANSPOSE_MODULE, "MAX_PLAN_CHUNKS", 100)
-    TRANSPOSE_MODULE._chunk_plan.cache_clear()
+    TRANSPOSE_MODULE._cut_cycles.cache_clear()
     a = bits((64, 96), torch.complex128, device)  # sides sharing 32: chunks, 192 of them
     before = a.clone()
     for call in (lambda: dl.transpose_(a), lambda: dl.transpose_.workspace_bytes((64, 96), torch.complex128)):
         with pytest.raises(ValueError, match=r"192 chunks.*host memory.*transpose\(a\)"):
             call()
     assert_identical(a, before)
-    TRANSPOSE_MODULE._chunk_plan.cache_clear()
+    TRANSPOSE_MODULE._cut_cycles.cache_clear()
 
 
 @pytest.mark.parametrize("itemsize", [1, 2, 4, 8, 16])
@@ -320,25 +320,39 @@ def test_c2r_plan_covers_the_matrix_within_its_scratch(m: int, n: int, itemsize:
     assert (plan.scratch_items > 0) == (plan.rows_staged or plan.cols_staged)
 
 
-@pytest.mark.parametrize("m, n", [(7, 5), (6, 4), (12, 18), (30, 21)])
-def test_chunk_plan_walks_every_moving_chunk_once(m: int, n: int) -> None:
-    """The plan's segments and whole cycles, walked as the kernel walks them, visit every chunk that moves once."""
-    plan = TRANSPOSE_MODULE._chunk_plan(m, n)
+@pytest.mark.parametrize("budget", [1, 7, None])
+@pytest.mark.parametrize("m, n", [(7, 5), (6, 4), (12, 18), (30, 21), (64, 96), (3000, 2000), (100, 100000)])
+def test_chunk_plan_walks_every_moving_chunk_once(m: int, n: int, budget: int | None) -> None:
+    """The plan's segments, walked as the kernel walks them, write every chunk that moves once, each from its
+    predecessor on the cycle; every segment is at most as long as the plan's longest cut one; cut cycles come
+    first, only they are copied, and the copies stay within the budget (None: the default one)."""
+    if budget is None:
+        plan = TRANSPOSE_MODULE._chunk_plan(m, n)
+        budget = TRANSPOSE_MODULE.WORKSPACE_ITEMS * (m + n) // plan.t
+    else:
+        plan = TRANSPOSE_MODULE._cut_cycles(m, n, budget)
     count = m * n // plan.t
 
     def target(p: int) -> int:
         i, c, j = p // (plan.t * plan.b), (p // plan.b) % plan.t, p % plan.b
         return (j * plan.t + c) * plan.a + i
 
-    visited = []
-    for k, p0 in enumerate(plan.starts.tolist()):
-        p = target(p0)
-        while not ((k < plan.marked and p % plan.spacing == 0) or p == p0):
-            visited.append(p)
+    starts, moves = plan.table.tolist()
+    first = set(starts)
+    written = []
+    for k, (p, steps) in enumerate(zip(starts, moves)):
+        assert steps >= 1
+        for _ in range(steps):
             p = target(p)
-        visited.append(p)
+            written.append(p)
+        assert p in first  # the last move writes a segment's saved start, or its own cycle's
+        if k >= plan.copied:
+            assert p == starts[k]  # an uncut cycle comes back to its start
     moving = [p for p in range(count) if target(p) != p]
-    assert sorted(visited) == moving
+    assert sorted(written) == moving
+    if plan.copied:
+        assert max(moves) == max(moves[: plan.copied])  # cut segments are the longest: the walk is balanced
+        assert plan.copied <= max(1, budget)
 
 
 @pytest.mark.parametrize(

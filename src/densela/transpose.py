@@ -144,9 +144,9 @@ def _workspace_bytes(shape: tuple[int, int], dtype: Any) -> int:
     None for square matrices, vectors and empty matrices. For rectangular ones whose sides share no divisor
     above ``C2R_MAX_GCD`` (the C2R steps), none while both sides are at most ``ONCHIP_ITEMS``, else the scratch
     of the steps that stage long rows or columns (at most ``WORKSPACE_ITEMS * (m + n)`` items, or one row or
-    column block if that is more). For the others the copies of the segment marks (at most about
-    ``WORKSPACE_ITEMS * (m + n)`` items) and the table of where the programs start (8 bytes per start). The
-    same for both memory orders.
+    column block if that is more). For the others the copies of the first chunks of the segments that cut
+    long cycles (at most ``WORKSPACE_ITEMS * (m + n)`` items) and the table of the segments (16 bytes each:
+    start and moves). The same for both memory orders.
 
     Example:
         >>> import densela as dl, torch
@@ -172,7 +172,7 @@ def _workspace_bytes(shape: tuple[int, int], dtype: Any) -> int:
     if _takes_c2r(m, n):
         return _c2r_plan(m, n, dtype.itemsize).scratch_items * dtype.itemsize
     plan = _chunk_plan(m, n)
-    return plan.marked * plan.t * dtype.itemsize + 8 * len(plan.starts)
+    return plan.copied * plan.t * dtype.itemsize + plan.table.nbytes
 
 
 transpose_.workspace_bytes = _workspace_bytes  # type: ignore[attr-defined]
@@ -186,7 +186,13 @@ WORKSPACE_ITEMS = 64
 """The marks' copies hold about ``WORKSPACE_ITEMS * (m + n)`` items of an m x n in-place transpose at most."""
 
 MAX_SEGMENTS = 16384
-"""Marks beyond this many add no parallelism worth their memory."""
+"""Copies of segment starts beyond this many add no parallelism worth their memory."""
+
+CHUNK_PIECE_BYTES = 2048
+"""Bytes of each chunk that one program of the chunk walk moves (a chunk of more takes several programs)."""
+
+CHUNK_AHEAD = 8
+"""Chunks that the walk loads at once before storing them one step further along their cycle."""
 
 MAX_PLAN_CHUNKS = 2**28
 """The chunk plan takes about 40 bytes of host memory per chunk: beyond this many chunks (10 GB) ``transpose_``
@@ -254,25 +260,36 @@ class _ChunkPlan(NamedTuple):
     """How ``permute_chunks_kernel`` finishes the in-place transpose of a row-major rows x cols matrix.
 
     ``t = gcd(rows, cols)``: after every t x t block is transposed, chunks of t items move from (I, c, J) to
-    (J, c, I) in an a x t x b grid (a = rows / t, b = cols / t). ``starts`` (int64) holds the ``marked``
-    chunks whose number is a multiple of ``spacing``, then one chunk of each cycle without such a mark.
+    (J, c, I) in an a x t x b grid (a = rows / t, b = cols / t). ``table`` (int64, 2 x segments) holds where
+    each segment starts and how many moves it makes; the first ``copied`` segments cut longer cycles and start
+    from a copy of their first chunk, the others are whole cycles.
     """
 
     t: int
     a: int
     b: int
-    spacing: int
-    marked: int
-    starts: np.ndarray
+    copied: int
+    table: np.ndarray
+
+
+def _chunk_plan(rows: int, cols: int) -> _ChunkPlan:
+    """``_cut_cycles`` for a rows x cols transpose, with copies for at most ``WORKSPACE_ITEMS * (rows + cols)``
+    items (and ``MAX_SEGMENTS`` chunks)."""
+    t = math.gcd(rows, cols)
+    return _cut_cycles(rows, cols, max(1, min(MAX_SEGMENTS, WORKSPACE_ITEMS * (rows + cols) // t)))
 
 
 @functools.lru_cache(maxsize=16)
-def _chunk_plan(rows: int, cols: int) -> _ChunkPlan:
-    """The cycles of the chunk permutation of a rows x cols transpose, cut at marks (computed once per shape).
+def _cut_cycles(rows: int, cols: int, budget: int) -> _ChunkPlan:
+    """The cycles of the chunk permutation of a rows x cols transpose, cut into segments of at most ``length``
+    moves (computed once per shape).
 
     Each chunk's cycle is named by its smallest member, found by pointer doubling (after step k, ``rep[p]``
     is the smallest of the 2**k chunks from p on; a step that changes nothing means every window already
-    holds its cycle's minimum): O(N log N) host time and O(N) host memory for N chunks.
+    holds its cycle's minimum); then every chunk's distance from that minimum along the cycle, by list
+    ranking (pointer jumping on the cycle cut before its minimum). Segments start at the multiples of
+    ``length`` of that distance, the smallest length whose copies are at most ``budget``: every segment is at
+    most ``length`` moves, so the walk is balanced. O(N log N) host time and O(N) host memory for N chunks.
     """
     t = math.gcd(rows, cols)
     a, b = rows // t, cols // t
@@ -283,22 +300,35 @@ def _chunk_plan(rows: int, cols: int) -> _ChunkPlan:
             f"{t} items, whose plan would need about {count * 40 / 2**30:.0f} GB of host memory; use transpose(a) "
             "(out of place) instead"
         )
-    # spacing >= 2: with spacing 1 Triton folds the walk's loop condition to a constant and fails to compile it
-    spacing = max(2, cdiv(rows * cols, WORKSPACE_ITEMS * (rows + cols)), cdiv(count, MAX_SEGMENTS))
-    p = np.arange(count, dtype=np.int64)
-    target = ((p % b) * t + (p // b) % t) * a + p // (t * b)
-    moving = target != p
+    p = np.arange(count, dtype=np.int32)
+    target = (((p % b) * t + (p // b) % t) * a + p // (t * b)).astype(np.int32)
     rep, step = p, target
     while True:
         joined = np.minimum(rep, rep[step])
         if np.array_equal(joined, rep):
             break
         rep, step = joined, step[step]
-    marks = p[moving & (p % spacing == 0)]
-    has_mark = np.zeros(count, dtype=bool)
-    has_mark[rep[marks]] = True
-    whole = p[moving & (rep == p) & ~has_mark]
-    return _ChunkPlan(t, a, b, spacing, len(marks), np.concatenate([marks, whole]))
+    del step, joined
+    last = target == rep  # the chunk before its cycle's minimum ends the cut cycle
+    ahead, nxt = (~last).astype(np.int32), np.where(last, p, target)
+    while not last[nxt].all():
+        ahead, nxt = ahead + ahead[nxt], nxt[nxt]
+    sizes = np.bincount(rep, minlength=count).astype(np.int32)
+    size = sizes[rep]
+    rank = size - 1 - ahead  # moves from the cycle's minimum
+    del ahead, nxt, last
+    cycles = sizes[(rep == p) & (target != p)]
+    low, high = 1, max(1, int(cycles.max(initial=1)))
+    while low < high:  # the smallest length whose cut cycles need at most `budget` copies
+        mid = (low + high) // 2
+        long = cycles[cycles > mid]
+        low, high = (low, mid) if int((-(-long // mid)).sum()) <= budget else (mid + 1, high)
+    length = low
+    starts = p[(target != p) & (rank % length == 0)]
+    moves = np.minimum(length, size[starts] - rank[starts])
+    order = np.argsort(size[starts] <= length, kind="stable")  # cut cycles first: their starts are copied
+    copied = int((size[starts] > length).sum())
+    return _ChunkPlan(t, a, b, copied, np.stack([starts[order], moves[order]]).astype(np.int64))
 
 
 def _check_item_size(op: str, dtype: torch.dtype) -> None:
@@ -402,22 +432,22 @@ def launch_transpose_rectangular(a: torch.Tensor, rows: int, cols: int) -> None:
     plan = _chunk_plan(rows, cols)
     if plan.t > 1:  # 1 x 1 blocks are their own transposes
         launch_square_blocks(words, vec, plan.t, plan.a * plan.b, plan.b, (cols, 1), a.element_size())
-    if len(plan.starts) == 0:
+    segments = plan.table.shape[1]
+    if segments == 0:
         return
-    starts = torch.from_numpy(plan.starts).to(a.device)
+    table = torch.from_numpy(plan.table).to(a.device)
     chunk = plan.t * vec
-    saved = torch.empty(max(plan.marked, 1) * chunk, dtype=words.dtype, device=a.device)
-    # Pieces of up to 1024 words per program: 1 KiB pieces with 1-2 warps ran 30-40% slower (H100, 2026-11-22).
-    piece = 16 if INTERPRET else max(16, min(1024, triton.next_power_of_2(chunk)))
-    for save, programs in ((True, plan.marked), (False, len(starts))):
+    saved = torch.empty(max(plan.copied, 1) * chunk, dtype=words.dtype, device=a.device)
+    piece = 16 if INTERPRET else max(16, min(CHUNK_PIECE_BYTES // words.element_size(), triton.next_power_of_2(chunk)))
+    for save, programs in ((True, plan.copied), (False, segments)):
         if programs:
             _CHUNKS((programs, cdiv(chunk, piece)),
-                words, saved, starts,
-                plan.marked,
+                words, saved, table,
+                segments, plan.copied,
                 plan.a, plan.t, plan.b,
-                plan.spacing,
                 chunk,
                 SAVE=save,
+                AHEAD=CHUNK_AHEAD,
                 BLOCK=piece,
                 num_warps=4,
             )  # fmt: skip

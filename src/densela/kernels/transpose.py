@@ -135,42 +135,56 @@ def chunk_target(p, A, T, B):
 
 @triton.jit
 def permute_chunks_kernel(
-    words_ptr, saved_ptr, starts_ptr,
-    MARKED,
+    words_ptr, saved_ptr, table_ptr,
+    SEGMENTS, COPIED,
     A, T, B,
-    SPACING,
     CHUNK_WORDS,
     SAVE: tl.constexpr,
+    AHEAD: tl.constexpr,
     BLOCK: tl.constexpr,
 ):  # fmt: skip
     """Moves every chunk (CHUNK_WORDS consecutive words) of a flat array to ``chunk_target``, in place, by following
-    the permutation's cycles; program (s, piece) moves words [piece * BLOCK, (piece + 1) * BLOCK) of each chunk.
+    the permutation's cycles; program (s, piece) moves words [piece * BLOCK, (piece + 1) * BLOCK) of each chunk
+    along segment s.
 
-    ``starts_ptr`` lists where the programs begin. The first ``MARKED`` are the chunks whose number is a
-    multiple of SPACING (marks): they cut the long cycles into segments, each walked by one program from its
-    mark up to the next mark, which it writes last. The ``SAVE`` launch first copies every mark into
-    ``saved_ptr`` (a mark is overwritten by the segment before it); the moving launch starts each segment
-    from that copy. The other starts are one chunk of each cycle without a mark, walked whole by one program.
+    ``table_ptr`` holds SEGMENTS starts, then SEGMENTS move counts. The first COPIED segments cut longer cycles:
+    the ``SAVE`` launch first copies their first chunks into ``saved_ptr`` (each is overwritten by the segment
+    before it), and the moving launch starts them from that copy; the others walk a whole cycle from their own
+    first chunk. A segment's last move writes the first chunk of the next one (or of its own cycle). The walk
+    loads AHEAD chunks at a time, then stores each one chunk further along, keeping the last in registers.
     """
     s = tl.program_id(0)
     offs = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK).to(tl.int64)
     mask = offs < CHUNK_WORDS
-    p0 = tl.load(starts_ptr + s)
+    p = tl.load(table_ptr + s)
     slot = saved_ptr + s.to(tl.int64) * CHUNK_WORDS + offs
     if SAVE:
-        tl.store(slot, tl.load(words_ptr + p0 * CHUNK_WORDS + offs, mask=mask), mask=mask)
+        tl.store(slot, tl.load(words_ptr + p * CHUNK_WORDS + offs, mask=mask), mask=mask)
     else:
-        # a segment starts from its mark's copy, a whole cycle from its own chunk (nothing else moves it)
-        from_copy = s < MARKED
-        cur = tl.load(tl.where(from_copy, slot, words_ptr + p0 * CHUNK_WORDS + offs), mask=mask)
-        p = chunk_target(p0, A, T, B)
-        while (p % SPACING != 0) & (p != p0):
-            ptrs = words_ptr + p * CHUNK_WORDS + offs
-            nxt = tl.load(ptrs, mask=mask)
-            tl.store(ptrs, cur, mask=mask)
-            cur = nxt
-            p = chunk_target(p, A, T, B)
-        tl.store(words_ptr + p * CHUNK_WORDS + offs, cur, mask=mask)
+        moves = tl.load(table_ptr + SEGMENTS + s)
+        cur = tl.load(tl.where(s < COPIED, slot, words_ptr + p * CHUNK_WORDS + offs), mask=mask)
+        rows = tl.arange(0, AHEAD)
+        p = chunk_target(p, A, T, B)
+        for done in range(0, moves, AHEAD):
+            # row i: the chunk that the (done + i + 1)-th move writes, loaded first unless that move is the
+            # segment's last (that chunk was saved, or loaded as the start); `dest` i: the chunk after it, which
+            # receives row i
+            first = p
+            here = tl.zeros([AHEAD], dtype=tl.int64)
+            dest = tl.zeros([AHEAD], dtype=tl.int64)
+            for i in tl.static_range(AHEAD):
+                here = tl.where(rows == i, p, here)
+                dest = tl.where(rows == i - 1, p, dest)
+                p = chunk_target(p, A, T, B)
+            move = done + rows
+            block = (here * CHUNK_WORDS)[:, None] + offs[None, :]
+            ahead = tl.load(words_ptr + block, mask=(move + 1 < moves)[:, None] & mask[None, :])
+            tl.debug_barrier()
+            tl.store(words_ptr + first * CHUNK_WORDS + offs, cur, mask=mask)
+            sent = (move + 2 <= moves) & (rows < AHEAD - 1)
+            block = (dest * CHUNK_WORDS)[:, None] + offs[None, :]
+            tl.store(words_ptr + block, ahead, mask=sent[:, None] & mask[None, :])
+            cur = tl.sum(tl.where((rows == AHEAD - 1)[:, None], ahead, 0), axis=0).to(ahead.dtype)
 
 
 @triton.jit
