@@ -24,7 +24,7 @@ from densela.kernels.transpose import (
     transpose_blocks_inplace_kernel,
     transpose_tiles_kernel,
 )
-from densela.tuning import tile_config, transpose_tiles
+from densela.tuning import multiprocessors, tile_config, transpose_tiles
 
 _WORDS = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 """The integer type each item size moves as; 16-byte (complex128) items move as two 8-byte words."""
@@ -189,15 +189,24 @@ MAX_SEGMENTS = 16384
 """Copies of segment starts beyond this many add no parallelism worth their memory."""
 
 CHUNK_PIECE_BYTES = 2048
-"""Bytes of each chunk that one program of the chunk walk moves (a chunk of more takes several programs)."""
+"""Bytes of each chunk that one program of the chunk walk moves (a chunk of more takes several programs): 2 KiB
+beat 0.5, 1 and 4 KiB on four of five shapes (H100, 2026-11-23, scripts/memory-explore.py chunks)."""
 
 CHUNK_AHEAD = 8
-"""Chunks that the walk loads at once before storing them one step further along their cycle."""
+"""Chunks that the walk loads at once before storing them one step further along their cycle, when its
+programs are fewer than CHUNK_PROGRAMS_PER_SM per SM: 8 moved 8192 x 3072 float32 at 28% of the copy
+bandwidth (in all, with the block step) where one at a time reached 21%, 4 at 28%, 16 at 26% (H100, 2026-11-23)."""
+
+CHUNK_PROGRAMS_PER_SM = 64
+"""With this many walk programs per SM or more, each loads one chunk at a time: the programs alone keep enough
+loads in flight, and a window of 8 held in registers cost occupancy (32768 x 1024 float32, 21824 programs:
+38% of the copy bandwidth one at a time, 25% eight at a time; H100, 2026-11-23)."""
 
 MAX_PLAN_CHUNKS = 2**28
 """The chunk plan takes about 40 bytes of host memory per chunk: beyond this many chunks (10 GB) ``transpose_``
 refuses with a ValueError rather than exhaust the host. Only sides sharing 32 or more get a plan, so this
-takes m n / gcd above 2**28: matrices of more than 8 G items."""
+takes m n / gcd above 2**28: matrices of more than 8 G items. It also keeps chunk numbers within 32 bits, which
+the walk relies on."""
 
 C2R_MAX_GCD = 31
 """Rectangular in-place transposes whose sides share no divisor above this take the C2R steps: the chunk walk
@@ -437,17 +446,21 @@ def launch_transpose_rectangular(a: torch.Tensor, rows: int, cols: int) -> None:
         return
     table = torch.from_numpy(plan.table).to(a.device)
     chunk = plan.t * vec
-    saved = torch.empty(max(plan.copied, 1) * chunk, dtype=words.dtype, device=a.device)
+    # no cut cycle: nothing is saved, and the kernel's unused copy pointer is the matrix itself
+    saved = torch.empty(plan.copied * chunk, dtype=words.dtype, device=a.device) if plan.copied else words
     piece = 16 if INTERPRET else max(16, min(CHUNK_PIECE_BYTES // words.element_size(), triton.next_power_of_2(chunk)))
-    for save, programs in ((True, plan.copied), (False, segments)):
-        if programs:
-            _CHUNKS((programs, cdiv(chunk, piece)),
+    programs = segments * cdiv(chunk, piece)
+    device = None if INTERPRET else a.device.index
+    ahead = 1 if programs >= CHUNK_PROGRAMS_PER_SM * multiprocessors(device) else CHUNK_AHEAD
+    for save, count in ((True, plan.copied), (False, segments)):
+        if count:
+            _CHUNKS((count, cdiv(chunk, piece)),
                 words, saved, table,
                 segments, plan.copied,
                 plan.a, plan.t, plan.b,
                 chunk,
                 SAVE=save,
-                AHEAD=CHUNK_AHEAD,
+                AHEAD=ahead,
                 BLOCK=piece,
                 num_warps=4,
             )  # fmt: skip

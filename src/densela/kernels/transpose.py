@@ -156,20 +156,21 @@ def permute_chunks_kernel(
     s = tl.program_id(0)
     offs = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK).to(tl.int64)
     mask = offs < CHUNK_WORDS
-    p = tl.load(table_ptr + s)
+    # chunk numbers fit 32 bits (MAX_PLAN_CHUNKS): chunk_target's divisions stay 32-bit, addresses 64-bit
+    p = tl.load(table_ptr + s).to(tl.int32)
     slot = saved_ptr + s.to(tl.int64) * CHUNK_WORDS + offs
     if SAVE:
-        tl.store(slot, tl.load(words_ptr + p * CHUNK_WORDS + offs, mask=mask), mask=mask)
+        tl.store(slot, tl.load(words_ptr + p.to(tl.int64) * CHUNK_WORDS + offs, mask=mask), mask=mask)
     else:
-        moves = tl.load(table_ptr + SEGMENTS + s)
-        cur = tl.load(tl.where(s < COPIED, slot, words_ptr + p * CHUNK_WORDS + offs), mask=mask)
+        moves = tl.load(table_ptr + SEGMENTS + s).to(tl.int32)
+        cur = tl.load(tl.where(s < COPIED, slot, words_ptr + p.to(tl.int64) * CHUNK_WORDS + offs), mask=mask)
         rows = tl.arange(0, AHEAD)
         p = chunk_target(p, A, T, B)
         for done in range(0, moves, AHEAD):
             # row i: the chunk that the (done + i + 1)-th move writes, loaded first unless that move is the
             # segment's last (that chunk was saved, or loaded as the start); `dest` i: the chunk after it, which
             # receives row i
-            first = p
+            first = p.to(tl.int64)
             here = tl.zeros([AHEAD], dtype=tl.int64)
             dest = tl.zeros([AHEAD], dtype=tl.int64)
             for i in tl.static_range(AHEAD):
