@@ -3,7 +3,7 @@
 transpose_ (square and rectangular) across tile configurations, against the device-to-device copy measured
 in the same run. Writes JSON lines to $OUT/memory-explore.jsonl (or ./memory-explore.jsonl), prints a table.
 
-    python scripts/memory-explore.py [groups...]   # groups: hot transpose add square rect chunks (default: all)
+    python scripts/memory-explore.py [groups...]   # groups: hot transpose add square rect chunks c2r (default: all)
 """
 
 from __future__ import annotations
@@ -166,11 +166,12 @@ def rect(copy: float) -> None:
 
 
 def chunks(copy: float) -> None:
-    """The chunk walk's settings (CHUNK_AHEAD chunks in flight, CHUNK_PIECE_BYTES per program) on the shapes that
-    take it, checked bit for bit; the block step alone for scale (a square transpose per gcd x gcd block)."""
-    defaults = TR.CHUNK_AHEAD, TR.CHUNK_PIECE_BYTES
+    """The chunk walk's settings (CHUNK_AHEAD chunks in flight, forced for every program count; CHUNK_PIECE_BYTES per
+    program) on the shapes that take it, checked bit for bit; the block step alone for scale."""
+    defaults = TR.CHUNK_AHEAD, TR.CHUNK_PIECE_BYTES, TR.CHUNK_PROGRAMS_PER_SM
+    TR.CHUNK_PROGRAMS_PER_SM = 10**9
     for shape, dtype in [((32768, 1024), torch.float32), ((100000, 100), torch.float32), ((8192, 3072), torch.float32),
-                         ((8192, 2048), torch.float64), ((16384, 2048), torch.bfloat16), ((1024, 32768), torch.float32)]:  # fmt: skip
+                         ((8192, 2048), torch.float64), ((16384, 2048), torch.bfloat16)]:  # fmt: skip
         x = torch.randn(shape, device="cuda").to(dtype)
         expected = x.T.contiguous()
         nbytes = 2 * x.numel() * x.element_size()
@@ -182,8 +183,8 @@ def chunks(copy: float) -> None:
         record(group="chunks", shape=list(shape), dtype=str(dtype), step="blocks", ms=t_blocks,
                pct=nbytes / t_blocks / 1e6 / copy * 100, segments=plan.table.shape[1], copied=plan.copied,
                longest=int(plan.table[1].max()))  # fmt: skip
-        for ahead in (1, 4, 8, 16):
-            for piece in (512, 1024, 2048, 4096):
+        for ahead in (1, 2, 4, 8):
+            for piece in (1024, 2048, 4096):
                 TR.CHUNK_AHEAD, TR.CHUNK_PIECE_BYTES = ahead, piece
                 state = {"x": dl.transpose_(x.clone())}
                 exact = bool(torch.equal(state["x"], expected))
@@ -194,11 +195,42 @@ def chunks(copy: float) -> None:
                 t = ms(again)
                 record(group="chunks", shape=list(shape), dtype=str(dtype), ahead=ahead, piece=piece, exact=exact,
                        ms=t, pct=nbytes / t / 1e6 / copy * 100, walk_ms=t - t_blocks)  # fmt: skip
-    TR.CHUNK_AHEAD, TR.CHUNK_PIECE_BYTES = defaults
+    TR.CHUNK_AHEAD, TR.CHUNK_PIECE_BYTES, TR.CHUNK_PROGRAMS_PER_SM = defaults
+
+
+def c2r(copy: float) -> None:
+    """The C2R steps with ONCHIP_ITEMS words per program (more columns per program: fuller sectors in the column
+    steps), bit for bit, and each kernel's GPU time (torch.profiler)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    default = TR.ONCHIP_ITEMS
+    for shape, dtype in [((4096, 2187), torch.float32), ((4096, 4095), torch.float32), ((4096, 4374), torch.float32),
+                         ((4096, 4095), torch.bfloat16), ((4096, 4095), torch.float64), ((12288, 8190), torch.float32)]:  # fmt: skip
+        x = torch.randn(shape, device="cuda").to(dtype)
+        expected = x.T.contiguous()
+        nbytes = 2 * x.numel() * x.element_size()
+        for onchip in (8192, 16384, 32768):
+            TR.ONCHIP_ITEMS = onchip
+            state = {"x": dl.transpose_(x.clone())}
+            exact = bool(torch.equal(state["x"], expected))
+
+            def again() -> None:
+                state["x"] = dl.transpose_(state["x"])
+
+            t = ms(again)
+            torch.cuda.synchronize()
+            with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                again()
+                torch.cuda.synchronize()
+            kernels = [(e.name[:24], round(e.device_time, 1)) for e in prof.events()
+                       if e.device_type == torch.autograd.DeviceType.CUDA]  # fmt: skip
+            record(group="c2r", shape=list(shape), dtype=str(dtype), onchip=onchip, exact=exact, ms=t,
+                   pct=nbytes / t / 1e6 / copy * 100, kernels_us=kernels)  # fmt: skip
+    TR.ONCHIP_ITEMS = default
 
 
 def main() -> None:
-    groups = sys.argv[1:] or ["hot", "transpose", "add", "square", "rect", "chunks"]
+    groups = sys.argv[1:] or ["hot", "transpose", "add", "square", "rect", "chunks", "c2r"]
     copy = copy_gbs()
     record(group="copy", gbs=copy, device=torch.cuda.get_device_name())
     for g in groups:
