@@ -3,7 +3,7 @@ and MAGMA paths, for block-width variants. Writes $OUT/lu-explore.jsonl and prin
 
 Usage: python scripts/lu-explore.py [check] [time] [panel] [profile] [batched] [whole] [refine] [solve]
        [--sizes 1000,4096]
-       [--blocks 128,32 256,32]
+       [--blocks 128,32 256,32] [--inverse-blocks 128,256,512]
 """
 
 from __future__ import annotations
@@ -299,31 +299,50 @@ def refine(sizes: list[int]) -> None:
                        kernels={k: [len(v), sum(v) / 1000] for k, v in kernels.items()})  # fmt: skip
 
 
-def solves(sizes: list[int]) -> None:
-    """lu_solve from the same factors: densela's sweeps (<= SWEEP_COLUMNS right-hand sides) and blocked solves
-    against cuSOLVER's getrs (torch.linalg.lu_solve), wall time per call with a host synchronization each, and
-    the residual ||b - A x|| / (||A|| ||x|| n eps)."""
-    for n in sizes:
-        for dtype in (torch.float64, torch.float32):
-            a = torch.randn(n, n, dtype=dtype, device=DEV)
-            lu, piv = dl.lu_factor(a)
-            torch.backends.cuda.preferred_linalg_library("cusolver")
-            t_lu, t_piv = torch.linalg.lu_factor(a)
-            for k in (1, 8, 32, 64):
-                b = torch.randn(n, k, dtype=dtype, device=DEV)
-                x = dl.lu_solve((lu, piv), b)
-                eps = torch.finfo(dtype).eps
-                residual = float((b.double() - a.double() @ x.double()).abs().max()) / (
-                    float(a.double().abs().sum(1).max()) * float(x.double().abs().max()) * n * eps
-                )
-                ours = bench(partial(dl.lu_solve, (lu, piv), b))[0]
-                theirs = bench(partial(torch.linalg.lu_solve, t_lu, t_piv, b))[0]
-                path = "sweeps" if k <= lu_module.SWEEP_COLUMNS else "blocked"
-                print(f"lu_solve n={n} {dtype} k={k} ({path}): densela {ours:.3f} ms, cusolver {theirs:.3f} ms "
-                      f"({theirs / ours:.2f}x), residual ratio {residual:.3g}")  # fmt: skip
-                record(kind="lu_solve", n=n, dtype=str(dtype), k=k, path=path, densela_ms=ours, cusolver_ms=theirs,
-                       residual_ratio=residual)  # fmt: skip
-            torch.backends.cuda.preferred_linalg_library("default")
+SOLVE_COLUMNS = (1, 8, 32, 64, 128, 512)
+SWEEP_MOST = 64
+"""The sweeps are timed up to this many right-hand sides (their time grows with each column)."""
+
+
+def solves(sizes: list[int], inverse_blocks: list[int]) -> None:
+    """lu_solve from the same factors, k right-hand sides, through each path whatever SWEEP_COLUMNS says:
+    densela's sweeps (k <= SWEEP_MOST) and blocked solves (by the inverses of diagonal blocks of each of
+    ``inverse_blocks`` rows) against cuSOLVER's getrs (torch.linalg.lu_solve), wall time per call with a host
+    synchronization each, and the residual ||b - A x|| / (||A|| ||x|| n eps). ``default`` marks the path and
+    block that lu_solve takes as configured."""
+    columns, block = lu_module.SWEEP_COLUMNS, lu_module.INVERSE_BLOCK
+    try:
+        for n in sizes:
+            for dtype in (torch.float64, torch.float32):
+                a = torch.randn(n, n, dtype=dtype, device=DEV)
+                lu, piv = dl.lu_factor(a)
+                torch.backends.cuda.preferred_linalg_library("cusolver")
+                t_lu, t_piv = torch.linalg.lu_factor(a)
+                for k in SOLVE_COLUMNS:
+                    b = torch.randn(n, k, dtype=dtype, device=DEV)
+                    theirs = bench(partial(torch.linalg.lu_solve, t_lu, t_piv, b))[0]
+                    paths: list[tuple[str, int | None]] = [("sweeps", None)] if k <= SWEEP_MOST else []
+                    paths += [("blocked", nb) for nb in inverse_blocks]
+                    for path, nb in paths:
+                        lu_module.SWEEP_COLUMNS = k if path == "sweeps" else 0
+                        lu_module.INVERSE_BLOCK = block if nb is None else nb
+                        default = k <= columns if path == "sweeps" else k > columns and nb == block
+                        x = dl.lu_solve((lu, piv), b)
+                        eps = torch.finfo(dtype).eps
+                        residual = float((b.double() - a.double() @ x.double()).abs().max()) / (
+                            float(a.double().abs().sum(1).max()) * float(x.double().abs().max()) * n * eps
+                        )
+                        ours = bench(partial(dl.lu_solve, (lu, piv), b))[0]
+                        name = path if path == "sweeps" else f"blocked {nb}"
+                        print(f"lu_solve n={n} {dtype} k={k} ({name}{', default' if default else ''}): densela "
+                              f"{ours:.3f} ms, cusolver {theirs:.3f} ms ({theirs / ours:.2f}x), residual ratio "
+                              f"{residual:.3g}")  # fmt: skip
+                        record(kind="lu_solve", n=n, dtype=str(dtype), k=k, path=path, inverse_block=nb,
+                               default=default, densela_ms=ours, cusolver_ms=theirs,
+                               residual_ratio=residual)  # fmt: skip
+                torch.backends.cuda.preferred_linalg_library("default")
+    finally:
+        lu_module.SWEEP_COLUMNS, lu_module.INVERSE_BLOCK = columns, block
 
 
 def main() -> None:
@@ -334,6 +353,8 @@ def main() -> None:
     p.add_argument("--panel-rows", default="32")
     p.add_argument("--panel-per-sm", default="1", help="most panel programs per SM (lu.PANEL_PROGRAMS_PER_SM)")
     p.add_argument("--lookahead", default="0", help="lu.LOOKAHEAD values to time, e.g. 0,1")
+    p.add_argument("--inverse-blocks", default=str(lu_module.INVERSE_BLOCK),
+                   help="lu.INVERSE_BLOCK values to time the blocked lu_solve with, e.g. 128,256,512")  # fmt: skip
     args = p.parse_args()
     PANEL_ROWS[:] = [int(r) for r in args.panel_rows.split(",")]
     PANEL_PER_SM[:] = [int(p) for p in args.panel_per_sm.split(",")]
@@ -355,7 +376,7 @@ def main() -> None:
     if "refine" in args.what:
         refine(sizes)
     if "solve" in args.what:
-        solves(sizes)
+        solves(sizes, [int(x) for x in args.inverse_blocks.split(",")])
 
 
 if __name__ == "__main__":

@@ -901,6 +901,128 @@ def test_lu_solve_batched(dtype: torch.dtype, trans: int, rhs: str, device: str)
         assert_solved(values[i], x[i], b_values[i], dtype, trans=bool(trans), what=f"matrix {i}")
 
 
+def spy_inverse_solves(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """The ``lower`` argument of every ``_inverse_solve`` call from now on (the blocked solves by inverses)."""
+    calls: list[bool] = []
+    original = densela.lu._inverse_solve
+
+    def spy(*args: object, **kwargs: object) -> None:
+        calls.append(bool(kwargs["lower"]))
+        original(*args, **kwargs)
+
+    monkeypatch.setattr(densela.lu, "_inverse_solve", spy)
+    return calls
+
+
+def expected_inverse_solves(n: int) -> list[bool]:
+    """Both triangles by the inverses of their diagonal blocks when there are several blocks, else neither."""
+    return [True, False] if n > densela.lu._inverse_block() else []
+
+
+def assert_forward_error(values: np.ndarray, x: object, b: np.ndarray, dtype: torch.dtype, trans: int) -> None:
+    """x against float64 solves of each matrix of ``values``: the normwise (1-norm) error within
+    RATIO n cond_1 u, the reference itself passing LAPACK's ratio."""
+    a64 = torch.from_numpy(values)
+    op = a64.mT if trans else a64
+    b64 = torch.from_numpy(b)
+    ref = torch.linalg.solve(op, b64)
+    assert bool((solve_ratio(values, ref, b, EPS64, trans=bool(trans)) < RATIO).all())
+    got = f64_here(x).cpu()
+    if got.ndim == op.ndim - 1:
+        got, ref = got.unsqueeze(-1), ref.unsqueeze(-1)
+    err = (got - ref).abs().sum(dim=-2).amax(-1) / ref.abs().sum(dim=-2).amax(-1)
+    bound = RATIO * values.shape[-1] * torch.linalg.cond(op, 1) * UNIT_ROUNDOFF[dtype]
+    assert bool((err <= bound).all()), f"forward error {err.tolist()} above {bound.tolist()}"
+
+
+@pytest.mark.parametrize(
+    ("batch", "n", "k"),
+    [(None, 1, 33), (None, 7, 33), (None, 8, 33), (None, 9, 33), (None, 50, 40), (3, 9, 33), (2, 33, 1),
+     (2, 42, 3), gpu_only(None, 1025, 64), gpu_only(None, 2048, 200), gpu_only(3, 700, 40)],
+    ids=str,
+)  # fmt: skip
+@pytest.mark.parametrize("trans", [0, 1])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_lu_solve_blocked(
+    dtype: torch.dtype, trans: int, batch: int | None, n: int, k: int, monkeypatch: pytest.MonkeyPatch, device: str
+) -> None:
+    """More right-hand sides than SWEEP_COLUMNS, or a batch (k = 1: b a vector per matrix): the blocked solves,
+    by the inverses of diagonal blocks of 8 rows in the interpreter (n = 1, 7, 8: one block, solved directly;
+    9: a block and a row; 33, 42 and 50: several, the last one partial; 256 rows on a GPU), from LAPACK's own
+    factors: the xGET02 ratio and the forward error against float64 solves."""
+    shape = (n, n) if batch is None else (batch, n, n)
+    values = rounded(gaussian(shape, "blocked-solve"), dtype)
+    factors = [scipy_factor(v, dtype) for v in values.reshape(-1, n, n)]
+    lu = place(np.stack([f[0] for f in factors]).reshape(shape), dtype, device, "col")
+    piv = torch.from_numpy(np.stack([f[1] for f in factors]).reshape(shape[:-1])).to(device)
+    b_values = rounded(gaussian((*shape[:-1], k) if k > 1 else shape[:-1], "blocked-solve-b"), dtype)
+    b = place(b_values, dtype, device) if k > 1 else torch.from_numpy(b_values).to(dtype).to(device)
+    calls = spy_inverse_solves(monkeypatch)
+    x = dl.lu_solve((lu, piv), b, trans=trans)
+    assert calls == expected_inverse_solves(n)
+    assert isinstance(x, torch.Tensor) and x.dtype == dtype and tuple(x.shape) == b_values.shape
+    assert_solved(values, x, b_values, dtype, trans=bool(trans), what=f"trans={trans} batch={batch} n={n} k={k}")
+    assert_forward_error(values, x, b_values, dtype, trans)
+
+
+SOLVABLE_KINDS = [kind for kind in MATRIX_KINDS if not zero_columns(kind, 2) and kind != "wilkinson"]
+"""The nonsingular matrix types but Wilkinson's, whose solve fails the xGET02 ratio in LAPACK too (n = 33:
+3e4 in float32, 4e5 in float64; growth 2**(n-1))."""
+
+
+@pytest.mark.parametrize("kind", SOLVABLE_KINDS)
+@pytest.mark.parametrize(
+    ("dtype", "n"), [(torch.float32, 20), (torch.float64, 20), gpu_only(torch.float64, 300)], ids=str
+)
+def test_lu_solve_blocked_matrix_types(dtype: torch.dtype, n: int, kind: str, monkeypatch: pytest.MonkeyPatch,
+                                       device: str) -> None:  # fmt: skip
+    """LAPACK's matrix types (condition numbers near 1/sqrt(eps) and 1/eps, entries near underflow and
+    overflow, triangular with condition numbers growing like 2**n) through the blocked solves by inverses of
+    diagonal blocks (their rounding grows with the blocks' condition numbers, Du Croz and Higham), both
+    ``trans``, from LAPACK's own factors: the xGET02 ratio below 30. On a GPU float64 only: at n = 300 the
+    triangular types' solutions overflow float32, and near_overflow's entries leave too little headroom."""
+    values = lapack_matrix(kind, n, n, dtype)
+    ref_lu, ref_piv = scipy_factor(values, dtype)
+    lu, piv = place(ref_lu, dtype, device, "col"), torch.from_numpy(ref_piv).to(device)
+    k = densela.lu.SWEEP_COLUMNS + 1
+    b_values = rounded(gaussian((n, k), "blocked-types-b", kind), dtype)
+    b = place(b_values, dtype, device)
+    calls = spy_inverse_solves(monkeypatch)
+    for trans in (0, 1):
+        x = dl.lu_solve((lu, piv), b, trans=trans)
+        assert_solved(values, x, b_values, dtype, trans=bool(trans), what=f"{kind} n={n} trans={trans}")
+    assert calls == 2 * expected_inverse_solves(n)
+
+
+@pytest.mark.parametrize(("block", "n"), [(4, 1), (4, 9), (64, 100)], ids=str)
+@pytest.mark.parametrize("transposed", [False, True])
+def test_diagonal_inverses(block: int, n: int, transposed: bool, device: str) -> None:
+    """The float64 inverses of the diagonal blocks of both triangles of a batch (float32, ``.mT`` views too),
+    the last block padded by the identity: 64-row blocks take two diagonal-block solves and a GEMM each."""
+    # every triangle far from singular, with a unit diagonal too: small entries off the diagonal
+    values = rounded(gaussian((2, n, n), "diagonal-inverses") / n + 2 * np.eye(n), torch.float32)
+    t = place(values, torch.float32, device, "col")
+    t64 = torch.from_numpy(values)
+    if transposed:
+        t, t64 = t.mT, t64.mT
+    for unit_lower in (False, True):
+        lower, upper = densela.lu._diagonal_inverses(t, block, unit_lower=unit_lower)
+        count = cdiv(n, block)
+        for got, triangle, unit in ((lower, torch.tril, unit_lower), (upper, torch.triu, not unit_lower)):
+            assert got.dtype == torch.float64 and tuple(got.shape) == (2, count, block, block)
+            assert got.is_contiguous()
+            for j in range(count):
+                s, e = j * block, min((j + 1) * block, n)
+                diagonal = torch.eye(block, dtype=torch.float64).repeat(2, 1, 1)
+                part = triangle(t64[:, s:e, s:e])
+                if unit:
+                    part = part - torch.diag_embed(part.diagonal(dim1=-2, dim2=-1)) + torch.eye(e - s)
+                diagonal[:, : e - s, : e - s] = part
+                want = torch.linalg.inv(diagonal)
+                np.testing.assert_allclose(got[:, j].cpu().numpy(), want.numpy(), rtol=0,
+                                           atol=1e-13 * float(want.abs().max()))  # fmt: skip
+
+
 def test_lu_solve_numpy_and_scipy_interchange() -> None:
     """dl.lu_solve takes SciPy's (lu, piv), and SciPy's lu_solve takes densela's: the same conventions."""
     values = gaussian((11, 11), "interchange")
@@ -1039,7 +1161,7 @@ def test_sweep_solves_match_triangular_solves(n: int, layout: Layout, device: st
     v_values = rng.standard_normal((n, k))
     v = place(v_values, torch.float64, device, "col")
     block = densela.lu._sweep_block()
-    inverses = densela.lu._diagonal_inverses(t, block, unit_lower=True)
+    inverses = [inverse[0] for inverse in densela.lu._diagonal_inverses(t.unsqueeze(0), block, unit_lower=True)]
     state = torch.zeros(4 * k, dtype=torch.int32, device=device)
     out = place(np.full((n, k), np.nan), torch.float64, device, "strided")
     densela.lu._launch_sweep(t, inverses[0], v, out, perm, state[: 2 * k], 0.5, lower=True)

@@ -632,15 +632,53 @@ def _solve_factored(call: Call, lu: torch.Tensor, piv: torch.Tensor, x: torch.Te
         sweeps = _Sweeps(lu[0], piv[0], trans)
         source = x[0].clone() if trans == 0 else x[0]
         sweeps(source, x[0])
-    elif trans == 0:
+        return
+    if trans == 0:
         _launch_interchanges(x, piv)
-        _triangular_solve(lu, x, lower=True, unit=True, precision="ieee")
-        _triangular_solve(lu, x, lower=False, unit=False, precision="ieee")
-    else:
-        lu_t = lu.mT
-        _triangular_solve(lu_t, x, lower=True, unit=False, precision="ieee")
-        _triangular_solve(lu_t, x, lower=False, unit=True, precision="ieee")
+    # A^T = U^T L^T P: U^T (not unit) is the lower triangle of lu.mT, L^T (unit) its upper one
+    _solve_triangles(lu if trans == 0 else lu.mT, x, unit_lower=trans == 0)
+    if trans:
         _launch_interchanges(x, piv, reverse=True)
+
+
+def _solve_triangles(t: torch.Tensor, x: torch.Tensor, *, unit_lower: bool) -> None:
+    """Overwrites the (batch, n, k) ``x`` with U^-1 L^-1 x for the lower triangle L and the upper triangle U of
+    each matrix of the (batch, n, n) ``t`` (L's diagonal taken as ones when ``unit_lower``, else U's).
+
+    Up to ``_inverse_block()`` rows: ``_triangular_solve`` in place. More: by the inverses of the diagonal
+    blocks of that many rows (``_diagonal_inverses``, float64, rounded to ``x``'s dtype), two GEMMs per block
+    and triangle (``_inverse_solve``), from ``x`` into a scratch and back.
+    """
+    n = t.shape[-1]
+    block = _inverse_block()
+    if n <= block:
+        _triangular_solve(t, x, lower=True, unit=unit_lower, precision="ieee")
+        _triangular_solve(t, x, lower=False, unit=not unit_lower, precision="ieee")
+        return
+    lower, upper = (inverse.to(x.dtype) for inverse in _diagonal_inverses(t, block, unit_lower=unit_lower))
+    y = torch.empty_like(x)
+    _inverse_solve(t, lower, x, y, lower=True)
+    _inverse_solve(t, upper, y, x, lower=False)
+
+
+def _inverse_solve(
+    t: torch.Tensor, inverses: torch.Tensor, src: torch.Tensor, dst: torch.Tensor, *, lower: bool
+) -> None:
+    """Writes ``dst = T^-1 src`` (both (batch, n, k)) for the lower or upper triangle T of each matrix of the
+    (batch, n, n) ``t``, from the (batch, blocks, block, block) inverses of its diagonal blocks: block by
+    block, from the first (lower) or the last, one GEMM multiplies the block's rows of ``src`` by the block's
+    inverse into ``dst``, another subtracts their product with T's column block from the rows of ``src`` still
+    to come (``src`` is overwritten)."""
+    n = t.shape[-1]
+    block = inverses.shape[-1]
+    count = cdiv(n, block)
+    for j in range(count) if lower else reversed(range(count)):
+        s, e = j * block, min((j + 1) * block, n)
+        _product(inverses[:, j, : e - s, : e - s], src[:, s:e], dst[:, s:e], 0.0, "ieee")
+        if lower:
+            _update(t[:, e:, s:e], dst[:, s:e], src[:, e:], "ieee")
+        else:
+            _update(t[:, :s, s:e], dst[:, s:e], src[:, :s], "ieee")
 
 
 # --- solve and refinement ---------------------------------------------------------------------------------
@@ -651,9 +689,19 @@ INTERPRET_SWEEP_BLOCK = 4
 """The same under Triton's interpreter, so that small test matrices take several blocks."""
 SWEEP_COLUMNS = 32
 """``lu_solve`` of one matrix with at most this many right-hand sides solves each by two one-launch sweeps
-(``_Sweeps``: 2 launches per solve plus set-up, each column reading the factors once); more go through the
-blocked solves (a diagonal-block solve and a GEMM per 32 rows: 4 n / 32 launches, the factors read once for
-all columns). Not yet tuned on a GPU."""
+(``_Sweeps``: 2 launches per solve plus set-up, each column reading the factors once); more, and batches, go
+through the blocked solves (``_solve_triangles``: two GEMMs per INVERSE_BLOCK rows and triangle, the factors
+read once for all columns). Set when the blocked solves took a kernel and a GEMM per 32 rows (n = 8192 float64,
+H100, 2026-11-23: sweeps 3.2, 4.3, 9.4 ms at k = 1, 8, 32 against cuSOLVER's 2.2, 11.4, 6.1 ms); the blocked
+solves by inverses are not yet timed, and may well win from a few columns on (``lu-explore.py solve`` times
+both paths at each k)."""
+INVERSE_BLOCK = 256
+"""Rows of the diagonal blocks whose inverses the blocked solves multiply by (``_solve_triangles``; a matrix of
+at most this many rows is solved by ``_triangular_solve`` instead). Not yet tuned on a GPU: fewer, larger
+launches against more work in the inverses (``batch n INVERSE_BLOCK^2`` flops per triangle) and in their
+products (``2 n INVERSE_BLOCK k``)."""
+INTERPRET_INVERSE_BLOCK = 8
+"""The same under Triton's interpreter, so that small test matrices take several blocks."""
 MATVEC_BLOCKS = (64, 128)
 """(rows per program, columns per step) of ``matvec_kernel``: refinement's residuals and GMRES's products."""
 MAX_REFINEMENTS = 12
@@ -801,7 +849,8 @@ class _Sweeps:
         n = lu.shape[0]
         self.trans, self.piv = trans, piv.unsqueeze(0)
         self.t = lu if trans == 0 else lu.mT  # A^T = U^T L^T P: U^T is the lower triangle of lu.mT
-        self.inverses = _diagonal_inverses(self.t, _sweep_block(), unit_lower=trans == 0)
+        lower, upper = _diagonal_inverses(self.t.unsqueeze(0), _sweep_block(), unit_lower=trans == 0)
+        self.inverses = lower[0], upper[0]
         self.perm = None
         if trans == 0:
             rows = torch.arange(n, dtype=torch.int32, device=lu.device).reshape(1, n, 1)
@@ -818,27 +867,36 @@ class _Sweeps:
 
 
 def _diagonal_inverses(t: torch.Tensor, block: int, *, unit_lower: bool) -> tuple[torch.Tensor, torch.Tensor]:
-    """float64 inverses of the block x block diagonal blocks of the lower and of the upper triangle of the
-    n x n ``t`` (the lower one's diagonal taken as ones when ``unit_lower``, else the upper one's), each
-    (blocks, block, block) row-major, the last block padded by the identity."""
-    n = t.shape[0]
+    """float64 inverses of the block x block diagonal blocks of the lower and of the upper triangle of each
+    matrix of the (batch, n, n) ``t`` (the lower one's diagonal taken as ones when ``unit_lower``, else the
+    upper one's), each (batch, blocks, block, block) row-major, the last block padded by the identity: every
+    block of the batch at once, solved from identities by ``_triangular_solve`` (block / SOLVE_BLOCK
+    diagonal-block solves and GEMMs per triangle)."""
+    batch, n = t.shape[0], t.shape[-1]
     count, whole = cdiv(n, block), n // block
-    diagonal = torch.eye(block, dtype=torch.float64, device=t.device).repeat(count, 1, 1)
-    sm, sn = t.stride()
-    diagonal[:whole] = t.as_strided((whole, block, block), (block * (sm + sn), sm, sn), t.storage_offset())
+    diagonal = torch.eye(block, dtype=torch.float64, device=t.device).repeat(batch, count, 1, 1)
+    sb, sm, sn = t.stride()
+    diagonal[:, :whole] = t.as_strided(
+        (batch, whole, block, block), (sb, block * (sm + sn), sm, sn), t.storage_offset()
+    )
     if whole < count:
         rest = n - whole * block
-        diagonal[whole, :rest, :rest] = t[whole * block :, whole * block :]
+        diagonal[:, whole, :rest, :rest] = t[:, whole * block :, whole * block :]
+    diagonal = diagonal.reshape(batch * count, block, block)
     inverses = []
     for lower in (True, False):
-        inverse = torch.eye(block, dtype=torch.float64, device=t.device).repeat(count, 1, 1)
+        inverse = torch.eye(block, dtype=torch.float64, device=t.device).repeat(batch * count, 1, 1)
         _triangular_solve(diagonal, inverse, lower=lower, unit=lower == unit_lower, precision="ieee")
-        inverses.append(inverse)
+        inverses.append(inverse.reshape(batch, count, block, block))
     return inverses[0], inverses[1]
 
 
 def _sweep_block() -> int:
     return INTERPRET_SWEEP_BLOCK if INTERPRET else SWEEP_BLOCK
+
+
+def _inverse_block() -> int:
+    return INTERPRET_INVERSE_BLOCK if INTERPRET else INVERSE_BLOCK
 
 
 def _launch_sweep(
