@@ -166,17 +166,21 @@ def rect(copy: float) -> None:
 
 
 def chunks(copy: float) -> None:
-    """The chunk walk's settings (CHUNK_AHEAD chunks in flight, forced for every program count; CHUNK_PIECE_BYTES per
-    program) on the shapes that take it, checked bit for bit; the block step alone for scale."""
-    defaults = TR.CHUNK_AHEAD, TR.CHUNK_PIECE_BYTES, TR.CHUNK_PROGRAMS_PER_SM
-    TR.CHUNK_PROGRAMS_PER_SM = 10**9
+    """The chunk walk's settings (CHUNK_AHEAD chunks in flight, for every segment length; CHUNK_PIECE_BYTES per
+    program) on the shapes that take it, checked bit for bit; the block step alone (on a copy) for scale."""
+    defaults = TR.CHUNK_AHEAD, TR.CHUNK_PIECE_BYTES, TR.LONG_SEGMENT
+    TR.LONG_SEGMENT = 10**9
     for shape, dtype in [((32768, 1024), torch.float32), ((100000, 100), torch.float32), ((8192, 3072), torch.float32),
                          ((8192, 2048), torch.float64), ((16384, 2048), torch.bfloat16)]:  # fmt: skip
         x = torch.randn(shape, device="cuda").to(dtype)
         expected = x.T.contiguous()
         nbytes = 2 * x.numel() * x.element_size()
         plan = TR._chunk_plan(*shape)
-        words = x.reshape(-1).view({1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[x.element_size()])
+        words = (
+            x.clone()
+            .reshape(-1)
+            .view({1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[x.element_size()])
+        )
         t_blocks = ms(
             lambda: TR.launch_square_blocks(words, 1, plan.t, plan.a * plan.b, plan.b, (shape[1], 1), x.element_size())
         )
@@ -195,7 +199,7 @@ def chunks(copy: float) -> None:
                 t = ms(again)
                 record(group="chunks", shape=list(shape), dtype=str(dtype), ahead=ahead, piece=piece, exact=exact,
                        ms=t, pct=nbytes / t / 1e6 / copy * 100, walk_ms=t - t_blocks)  # fmt: skip
-    TR.CHUNK_AHEAD, TR.CHUNK_PIECE_BYTES, TR.CHUNK_PROGRAMS_PER_SM = defaults
+    TR.CHUNK_AHEAD, TR.CHUNK_PIECE_BYTES, TR.LONG_SEGMENT = defaults
 
 
 def c2r(copy: float) -> None:

@@ -179,7 +179,7 @@ RECTANGULAR_PATHS = {
     "chunks": {"C2R_MAX_GCD": 0},  # blocks of gcd x gcd, then chunks along cycles
     # the same with cycles cut into many short segments (copied starts), walked two chunks at a time
     "chunks-cut": {"C2R_MAX_GCD": 0, "WORKSPACE_ITEMS": 1, "CHUNK_AHEAD": 2},
-    "chunks-single": {"C2R_MAX_GCD": 0, "WORKSPACE_ITEMS": 1, "CHUNK_PROGRAMS_PER_SM": 0},  # one chunk a step
+    "chunks-single": {"C2R_MAX_GCD": 0, "WORKSPACE_ITEMS": 1, "CHUNK_AHEAD": 1, "LONG_SEGMENT": 10**9},  # 1 a step
     "c2r": {"C2R_MAX_GCD": 10**9},  # rotation, row and column permutations on chip, whatever the gcd
     "c2r-staged": {"C2R_MAX_GCD": 10**9, "ONCHIP_ITEMS": 8, "STAGE_ITEMS": 4},  # long sides through scratch
 }

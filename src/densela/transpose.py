@@ -24,7 +24,7 @@ from densela.kernels.transpose import (
     transpose_blocks_inplace_kernel,
     transpose_tiles_kernel,
 )
-from densela.tuning import multiprocessors, tile_config, transpose_tiles
+from densela.tuning import tile_config, transpose_tiles
 
 _WORDS = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 """The integer type each item size moves as; 16-byte (complex128) items move as two 8-byte words."""
@@ -188,19 +188,17 @@ WORKSPACE_ITEMS = 64
 MAX_SEGMENTS = 16384
 """Copies of segment starts beyond this many add no parallelism worth their memory."""
 
-CHUNK_PIECE_BYTES = 2048
-"""Bytes of each chunk that one program of the chunk walk moves (a chunk of more takes several programs): 2 KiB
-beat 0.5, 1 and 4 KiB on four of five shapes (H100, 2026-11-23, scripts/memory-explore.py chunks)."""
+CHUNK_PIECE_BYTES = 4096
+"""Bytes of each chunk that one program of the chunk walk moves (a chunk of more takes several programs)."""
 
-CHUNK_AHEAD = 8
-"""Chunks that the walk loads at once before storing them one step further along their cycle, when its
-programs are fewer than CHUNK_PROGRAMS_PER_SM per SM: 8 moved 8192 x 3072 float32 at 28% of the copy
-bandwidth (in all, with the block step) where one at a time reached 21%, 4 at 28%, 16 at 26% (H100, 2026-11-23)."""
+CHUNK_AHEAD = 4
+"""Chunks that the walk loads at once before storing them one step further along their cycle; twice as many
+when some segment makes LONG_SEGMENT moves or more. With 4 KiB pieces, 4 at a time was within 5% of the best
+setting on four of five shapes (1, 2, 4, 8 at a time x 1, 2, 4 KiB; H100, 2026-11-23, scripts/memory-explore.py
+chunks); 8192 x 3072 float32, whose 687 segments make up to 36 moves, ran 18% faster 8 at a time."""
 
-CHUNK_PROGRAMS_PER_SM = 64
-"""With this many walk programs per SM or more, each loads one chunk at a time: the programs alone keep enough
-loads in flight, and a window of 8 held in registers cost occupancy (32768 x 1024 float32, 21824 programs:
-38% of the copy bandwidth one at a time, 25% eight at a time; H100, 2026-11-23)."""
+LONG_SEGMENT = 32
+"""Moves of the longest segment from which the chunk walk loads 2 * CHUNK_AHEAD chunks at once."""
 
 MAX_PLAN_CHUNKS = 2**28
 """The chunk plan takes about 40 bytes of host memory per chunk: beyond this many chunks (10 GB) ``transpose_``
@@ -449,9 +447,7 @@ def launch_transpose_rectangular(a: torch.Tensor, rows: int, cols: int) -> None:
     # no cut cycle: nothing is saved, and the kernel's unused copy pointer is the matrix itself
     saved = torch.empty(plan.copied * chunk, dtype=words.dtype, device=a.device) if plan.copied else words
     piece = 16 if INTERPRET else max(16, min(CHUNK_PIECE_BYTES // words.element_size(), triton.next_power_of_2(chunk)))
-    programs = segments * cdiv(chunk, piece)
-    device = None if INTERPRET else a.device.index
-    ahead = 1 if programs >= CHUNK_PROGRAMS_PER_SM * multiprocessors(device) else CHUNK_AHEAD
+    ahead = CHUNK_AHEAD * (2 if plan.table[1].max() >= LONG_SEGMENT else 1)
     for save, count in ((True, plan.copied), (False, segments)):
         if count:
             _CHUNKS((count, cdiv(chunk, piece)),
