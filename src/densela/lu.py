@@ -695,11 +695,13 @@ read once for all columns). Set when the blocked solves took a kernel and a GEMM
 H100, 2026-11-23: sweeps 3.2, 4.3, 9.4 ms at k = 1, 8, 32 against cuSOLVER's 2.2, 11.4, 6.1 ms); the blocked
 solves by inverses are not yet timed, and may well win from a few columns on (``lu-explore.py solve`` times
 both paths at each k)."""
-INVERSE_BLOCK = 256
+INVERSE_BLOCK = 512
 """Rows of the diagonal blocks whose inverses the blocked solves multiply by (``_solve_triangles``; a matrix of
-at most this many rows is solved by ``_triangular_solve`` instead). Not yet tuned on a GPU: fewer, larger
-launches against more work in the inverses (``batch n INVERSE_BLOCK^2`` flops per triangle) and in their
-products (``2 n INVERSE_BLOCK k``)."""
+at most this many rows is solved by ``_triangular_solve`` instead): fewer, larger launches against more work in
+the inverses (``batch n INVERSE_BLOCK^2`` flops per triangle) and in their products (``2 n INVERSE_BLOCK k``).
+At n = 8192 (H100, 2026-11-23, scripts/lu-explore.py solve) 512 beat 256 and 128 for every k >= 64 in float64
+and float32 (k = 64: 12.1 ms against 15.9 and 17.7 in float64; k = 512: 12.0 against 15.7 and 25.1); the time
+barely grows with k, so launches and the inverses, not the products, set it."""
 INTERPRET_INVERSE_BLOCK = 8
 """The same under Triton's interpreter, so that small test matrices take several blocks."""
 MATVEC_BLOCKS = (64, 128)
