@@ -691,10 +691,9 @@ SWEEP_COLUMNS = 32
 """``lu_solve`` of one matrix with at most this many right-hand sides solves each by two one-launch sweeps
 (``_Sweeps``: 2 launches per solve plus set-up, each column reading the factors once); more, and batches, go
 through the blocked solves (``_solve_triangles``: two GEMMs per INVERSE_BLOCK rows and triangle, the factors
-read once for all columns). Set when the blocked solves took a kernel and a GEMM per 32 rows (n = 8192 float64,
-H100, 2026-11-23: sweeps 3.2, 4.3, 9.4 ms at k = 1, 8, 32 against cuSOLVER's 2.2, 11.4, 6.1 ms); the blocked
-solves by inverses are not yet timed, and may well win from a few columns on (``lu-explore.py solve`` times
-both paths at each k)."""
+read once for all columns). Where the two cross at n = 8192 (H100, 2026-11-23, ``lu-explore.py solve``):
+float64 sweeps 3.5, 3.9, 8.9, 15.1 ms at k = 1, 8, 32, 64 against the blocked solves' 7.0, 8.3, 12.3, 12.1;
+float32 3.1, 3.2, 5.4, 9.2 against 6.8, 11.1, 7.7, 8.0."""
 INVERSE_BLOCK = 512
 """Rows of the diagonal blocks whose inverses the blocked solves multiply by (``_solve_triangles``; a matrix of
 at most this many rows is solved by ``_triangular_solve`` instead): fewer, larger launches against more work in

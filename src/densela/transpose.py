@@ -154,7 +154,7 @@ def _workspace_bytes(shape: tuple[int, int], dtype: Any) -> int:
         0
         >>> dl.transpose_.workspace_bytes((4096, 4095), torch.complex128)
         0
-        >>> 0 < dl.transpose_.workspace_bytes((3000, 2000), torch.float32) < 4 * 64 * 5000 + 8 * 20000
+        >>> 0 < dl.transpose_.workspace_bytes((3000, 2000), torch.float32) < 4 * 64 * 5000 + 16 * 20000
         True
     """
     op = "transpose_.workspace_bytes"
