@@ -208,13 +208,14 @@ def test_c2r_steps_compile_without_spills(pointer: str, vec: int, side: int) -> 
         rows = compile_ptx(shuffle_rows_kernel, pointer, constants, num_warps=16)
         assert "ld.global" in rows and "ld.local" not in rows
         assert ("rem.s64" in rows) == wide  # the 64-bit modulo
-    for rotate in (False, True):
-        constants = dict(BLOCK_M=side, COLS=per_program, ROTATE=rotate, STAGED=False, VEC=vec)
+    for rotate, wide in ((True, False), (False, False), (False, True)):  # 64-bit flat index when M N >= 2^31
+        constants = dict(BLOCK_M=side, COLS=per_program, ROTATE=rotate, STAGED=False, VEC=vec, WIDE=wide)
         columns = compile_ptx(shuffle_columns_kernel, pointer, constants, num_warps=16)
         assert "ld.global" in columns and "ld.local" not in columns
+        assert ("div.s64" in columns or "div.u64" in columns) == wide
     constants = dict(BLOCK_N=4096 // vec, ROWS=1, STAGED=True, VEC=vec, WIDE=True)
     staged_rows = compile_ptx(shuffle_rows_kernel, pointer, constants)
-    constants = dict(BLOCK_M=512 // vec, COLS=8, ROTATE=False, STAGED=True, VEC=vec)
+    constants = dict(BLOCK_M=512 // vec, COLS=8, ROTATE=False, STAGED=True, VEC=vec, WIDE=True)
     staged_columns = compile_ptx(shuffle_columns_kernel, pointer, constants)
     for ptx in (staged_rows, staged_columns):
         assert "ld.local" not in ptx and ptx.count("bar.sync") >= 2

@@ -217,6 +217,10 @@ ONCHIP_ITEMS = 16384
 """The C2R steps hold whole rows, and whole columns, of at most this many items in one program's registers;
 longer ones are staged through a scratch buffer, STAGE_ITEMS at a time."""
 
+WIDE_INDEX = 2**31
+"""The C2R steps form their index arithmetic in 64 bits from this value on (the row step's b * b, the column
+step's m n), in 32 bits below it."""
+
 STAGE_ITEMS = 4096
 """Items a program moves per step when the C2R steps stage a long row or column through scratch."""
 
@@ -485,7 +489,7 @@ def _launch_c2r(words: torch.Tensor, vec: int, rows: int, cols: int) -> None:
             words, scratch,
             rows, cols, b,
             ROTATE=rotate, BLOCK_M=plan.block_m, COLS=plan.per_program_cols, STAGED=plan.cols_staged, VEC=vec,
-            num_warps=warps(plan.block_m * plan.per_program_cols),
+            WIDE=rows * cols >= WIDE_INDEX, num_warps=warps(plan.block_m * plan.per_program_cols),
         )  # fmt: skip
 
     if c > 1:
@@ -493,7 +497,7 @@ def _launch_c2r(words: torch.Tensor, vec: int, rows: int, cols: int) -> None:
     _SHUFFLE_ROWS((plan.row_programs,),
         words, scratch,
         rows, cols, c, b, pow(a, -1, b) if b > 1 else 0,
-        BLOCK_N=plan.block_n, ROWS=plan.per_program_rows, STAGED=plan.rows_staged, VEC=vec, WIDE=b * b >= 2**31,
+        BLOCK_N=plan.block_n, ROWS=plan.per_program_rows, STAGED=plan.rows_staged, VEC=vec, WIDE=b * b >= WIDE_INDEX,
         num_warps=warps(plan.block_n * plan.per_program_rows),
     )  # fmt: skip
     columns(rotate=False)

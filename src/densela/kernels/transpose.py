@@ -207,14 +207,18 @@ def _row_source(x, q, M, C, B, A_INV, WIDE: tl.constexpr):
 
 
 @triton.jit
-def _column_source(p, q, M, N, B, ROTATE: tl.constexpr):
-    """A C2R column step's source row for row p of column q (``shuffle_columns_kernel``)."""
+def _column_source(p, q, M, N, B, ROTATE: tl.constexpr, WIDE: tl.constexpr):
+    """A C2R column step's source row for row p of column q (``shuffle_columns_kernel``): one division by M and
+    one by B per item (p - q // B lies in (-M, M), and l mod M + (l // M) // B in [0, M + gcd), so a compare
+    replaces the last modulo). WIDE: the flat index l = p N + q is formed in 64 bits (M N >= 2^31); 64-bit
+    divisions cost several times the 32-bit ones, which made this step 5x slower than the row step."""
     if ROTATE:
-        source = _mod(p - q // B, M)
-    else:
-        flat = p.to(tl.int64) * N + q
-        source = ((flat % M + (flat // M) // B) % M).to(tl.int32)
-    return source
+        source = p - q // B
+        return tl.where(source < 0, source + M, source)
+    flat = p.to(tl.int64) * N + q if WIDE else p * N + q
+    whole = flat // M
+    source = (flat - whole * M + whole // B).to(tl.int32)
+    return tl.where(source >= M, source - M, source)
 
 
 @triton.jit
@@ -265,11 +269,12 @@ def shuffle_columns_kernel(
     words_ptr, scratch_ptr,
     M, N, B,
     ROTATE: tl.constexpr, BLOCK_M: tl.constexpr, COLS: tl.constexpr, STAGED: tl.constexpr, VEC: tl.constexpr,
+    WIDE: tl.constexpr,
 ):  # fmt: skip
     """A column step of the in-place C2R transpose of the row-major M x N matrix of items (VEC words each) at
     ``words_ptr``: every column q is permuted within itself, ``Z[p, q] = X[s, q]``. ROTATE: the first step,
     ``s = (p - q // B) mod M`` (column q rotated down by q // B, B = N / gcd(M, N)); otherwise the last,
-    ``s = (l mod M + (l // M) // B) mod M`` with ``l = p N + q``.
+    ``s = (l mod M + (l // M) // B) mod M`` with ``l = p N + q`` (in 64 bits when WIDE: M N >= 2^31).
 
     Columns of at most BLOCK_M items: program k permutes columns [k COLS, (k + 1) COLS), loading each item from
     its source row, then storing them in order. STAGED (longer columns): program k takes the blocks of COLS
@@ -292,7 +297,7 @@ def shuffle_columns_kernel(
             for p0 in range(0, M, BLOCK_M):
                 p = (p0 + tl.arange(0, BLOCK_M))[:, None, None]
                 inside = (p < M) & (q < N) & (w < VEC)
-                source = _column_source(p, q, M, N, B, ROTATE)
+                source = _column_source(p, q, M, N, B, ROTATE, WIDE)
                 words = tl.load(mine + (source.to(tl.int64) * COLS + c) * VEC + w, mask=inside)
                 tl.store(words_ptr + (p.to(tl.int64) * N + q) * VEC + w, words, mask=inside)
             tl.debug_barrier()  # the scratch read before the next columns are copied into it
@@ -300,7 +305,7 @@ def shuffle_columns_kernel(
         p = tl.arange(0, BLOCK_M)[:, None, None]
         q = pid * COLS + c
         inside = (p < M) & (q < N) & (w < VEC)
-        source = _column_source(p, q, M, N, B, ROTATE)
+        source = _column_source(p, q, M, N, B, ROTATE, WIDE)
         moved = tl.load(words_ptr + (source.to(tl.int64) * N + q) * VEC + w, mask=inside)  # a gather in the columns
         tl.debug_barrier()  # every word of the program's columns read before any is written
         tl.store(words_ptr + (p.to(tl.int64) * N + q) * VEC + w, moved, mask=inside)
