@@ -21,6 +21,7 @@ from triton.testing import do_bench
 
 import densela as dl
 import densela.lu as lu_module
+from densela.bench.providers import conditioned_matrix
 
 DEV = "cuda"
 OUT = os.environ.get("OUT", ".")
@@ -272,10 +273,7 @@ def refine(sizes: list[int]) -> None:
     for n in sizes:
         for cond in (1e2, 1e6):
             g = torch.Generator(device=DEV).manual_seed(0)
-            u, _ = torch.linalg.qr(torch.randn(n, n, dtype=torch.float64, device=DEV, generator=g))
-            v, _ = torch.linalg.qr(torch.randn(n, n, dtype=torch.float64, device=DEV, generator=g))
-            s = torch.logspace(0, -math.log10(cond), n, dtype=torch.float64, device=DEV)
-            a = (u * s) @ v.T
+            a = conditioned_matrix(n, cond, "float64", DEV)
             b = torch.randn(n, 1, dtype=torch.float64, device=DEV, generator=g)
 
             def cusolver(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:

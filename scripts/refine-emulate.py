@@ -27,6 +27,7 @@ import torch
 
 import densela as dl
 import densela.lu as lu_module
+from densela.bench.providers import conditioned_matrix
 
 
 def tf32(x: torch.Tensor) -> torch.Tensor:
@@ -118,11 +119,10 @@ class Emulated:
 
 
 def conditioned(n: int, cond: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """The lab's float64 matrix of singular values logspaced from 1 to 1 / cond, and a random right-hand side."""
     g = torch.Generator().manual_seed(0)
-    u, _ = torch.linalg.qr(torch.randn(n, n, dtype=torch.float64, generator=g))
-    v, _ = torch.linalg.qr(torch.randn(n, n, dtype=torch.float64, generator=g))
-    s = torch.logspace(0, -math.log10(cond), n, dtype=torch.float64)
-    return (u * s) @ v.T, torch.randn(n, 1, dtype=torch.float64, generator=g)
+    a = conditioned_matrix(n, cond, "float64", "cpu").clone()
+    return a, torch.randn(n, 1, dtype=torch.float64, generator=g)
 
 
 METHODS = {
