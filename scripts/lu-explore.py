@@ -22,6 +22,7 @@ from triton.testing import do_bench
 import densela as dl
 import densela.lu as lu_module
 from densela.bench.providers import conditioned_matrix
+from densela.bench.timing import kernel_times
 
 DEV = "cuda"
 OUT = os.environ.get("OUT", ".")
@@ -169,22 +170,6 @@ def panel(sizes: list[int]) -> None:
                       f"({ms * 1000 / 32:.2f} us per column), identical {same}")  # fmt: skip
                 record(kind="panel", m=m, dtype=str(dtype), panel_rows=rows, panel_per_sm=per_sm, us=ms * 1000,
                        identical=same)  # fmt: skip
-
-
-def kernel_times(fn: Callable[[], object]) -> dict[str, list[float]]:
-    """GPU time (us) of every kernel that one call of ``fn`` launches, by kernel name (torch.profiler)."""
-    from torch.profiler import ProfilerActivity
-    from torch.profiler import profile as torch_profile
-
-    torch.cuda.synchronize()
-    with torch_profile(activities=[ProfilerActivity.CUDA]) as prof:
-        fn()
-        torch.cuda.synchronize()
-    kernels: dict[str, list[float]] = {}
-    for e in prof.events():
-        if e.device_type == torch.autograd.DeviceType.CUDA:
-            kernels.setdefault(e.name[:60], []).append(e.device_time)
-    return kernels
 
 
 def print_kernels(kernels: dict[str, list[float]], top: int = 8) -> None:

@@ -20,7 +20,7 @@ import triton
 import triton.testing
 
 import densela as dl
-from densela.bench.timing import peak_extra_bytes
+from densela.bench.timing import kernel_times, peak_extra_bytes
 from densela.tuning import TileConfig
 
 TR = importlib.import_module("densela.transpose")
@@ -40,6 +40,17 @@ def record(**row) -> None:
     with open(OUT, "a") as f:
         f.write(json.dumps(row) + "\n")
     print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()), flush=True)
+
+
+def alternate(y: torch.Tensor):
+    """A call that transposes in place what the last call left, ``y`` first: timed calls alternate between a
+    matrix and its transpose (``transpose_`` returns the transposed view of the same memory)."""
+    state = {"x": y}
+
+    def again() -> None:
+        state["x"] = dl.transpose_(state["x"])
+
+    return again
 
 
 def copy_gbs() -> float:
@@ -152,12 +163,7 @@ def rect(copy: float) -> None:
             work = x.clone()
             y, extra = peak_extra_bytes(lambda: dl.transpose_(work))
             exact = bool(torch.equal(y, expected))
-            state = {"x": y}
-
-            def again() -> None:
-                state["x"] = dl.transpose_(state["x"])
-
-            t = ms(again)
+            t = ms(alternate(y))
             nbytes = 2 * x.numel() * x.element_size()
             record(group="rect", shape=list(shape), dtype=str(dtype), path="c2r" if c2r else "chunks", exact=exact,
                    pct=nbytes / t / 1e6 / copy * 100, ms=t, gcd=math.gcd(*shape), plan_s=plan_s, extra_bytes=extra,
@@ -176,13 +182,11 @@ def chunks(copy: float) -> None:
         expected = x.T.contiguous()
         nbytes = 2 * x.numel() * x.element_size()
         plan = TR._chunk_plan(*shape)
-        words = (
-            x.clone()
-            .reshape(-1)
-            .view({1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[x.element_size()])
-        )
+        words, vec = TR._as_words(x.clone().reshape(-1), scaled=False)
         t_blocks = ms(
-            lambda: TR.launch_square_blocks(words, 1, plan.t, plan.a * plan.b, plan.b, (shape[1], 1), x.element_size())
+            lambda: TR.launch_square_blocks(
+                words, vec, plan.t, plan.a * plan.b, plan.b, (shape[1], 1), x.element_size()
+            )
         )
         record(group="chunks", shape=list(shape), dtype=str(dtype), step="blocks", ms=t_blocks,
                pct=nbytes / t_blocks / 1e6 / copy * 100, segments=plan.table.shape[1], copied=plan.copied,
@@ -190,13 +194,9 @@ def chunks(copy: float) -> None:
         for ahead in (1, 2, 4, 8):
             for piece in (1024, 2048, 4096):
                 TR.CHUNK_AHEAD, TR.CHUNK_PIECE_BYTES = ahead, piece
-                state = {"x": dl.transpose_(x.clone())}
-                exact = bool(torch.equal(state["x"], expected))
-
-                def again() -> None:
-                    state["x"] = dl.transpose_(state["x"])
-
-                t = ms(again)
+                y = dl.transpose_(x.clone())
+                exact = bool(torch.equal(y, expected))
+                t = ms(alternate(y))
                 record(group="chunks", shape=list(shape), dtype=str(dtype), ahead=ahead, piece=piece, exact=exact,
                        ms=t, pct=nbytes / t / 1e6 / copy * 100, walk_ms=t - t_blocks)  # fmt: skip
     TR.CHUNK_AHEAD, TR.CHUNK_PIECE_BYTES, TR.LONG_SEGMENT = defaults
@@ -205,8 +205,6 @@ def chunks(copy: float) -> None:
 def c2r(copy: float) -> None:
     """The C2R steps with ONCHIP_ITEMS words per program (more columns per program: fuller sectors in the column
     steps), bit for bit, and each kernel's GPU time (torch.profiler)."""
-    from torch.profiler import ProfilerActivity, profile
-
     default = TR.ONCHIP_ITEMS
     for shape, dtype in [((4096, 2187), torch.float32), ((4096, 4095), torch.float32), ((4096, 4374), torch.float32),
                          ((4096, 4095), torch.bfloat16), ((4096, 4095), torch.float64), ((12288, 8190), torch.float32)]:  # fmt: skip
@@ -215,19 +213,11 @@ def c2r(copy: float) -> None:
         nbytes = 2 * x.numel() * x.element_size()
         for onchip in (8192, 16384, 32768):
             TR.ONCHIP_ITEMS = onchip
-            state = {"x": dl.transpose_(x.clone())}
-            exact = bool(torch.equal(state["x"], expected))
-
-            def again() -> None:
-                state["x"] = dl.transpose_(state["x"])
-
+            y = dl.transpose_(x.clone())
+            exact = bool(torch.equal(y, expected))
+            again = alternate(y)
             t = ms(again)
-            torch.cuda.synchronize()
-            with profile(activities=[ProfilerActivity.CUDA]) as prof:
-                again()
-                torch.cuda.synchronize()
-            kernels = [(e.name[:24], round(e.device_time, 1)) for e in prof.events()
-                       if e.device_type == torch.autograd.DeviceType.CUDA]  # fmt: skip
+            kernels = {name[:24]: [round(us, 1) for us in times] for name, times in kernel_times(again).items()}
             record(group="c2r", shape=list(shape), dtype=str(dtype), onchip=onchip, exact=exact, ms=t,
                    pct=nbytes / t / 1e6 / copy * 100, kernels_us=kernels)  # fmt: skip
     TR.ONCHIP_ITEMS = default

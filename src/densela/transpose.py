@@ -183,7 +183,8 @@ SQUARE_BLOCK = 64
 in bfloat16 where 64 x 64 ran at 89% (H100, 2026-11-22, scripts/memory-explore.py)."""
 
 WORKSPACE_ITEMS = 64
-"""The marks' copies hold about ``WORKSPACE_ITEMS * (m + n)`` items of an m x n in-place transpose at most."""
+"""The chunk walk's copies of segment starts hold at most ``WORKSPACE_ITEMS * (m + n)`` items of an m x n in-place
+transpose, and so does the C2R steps' scratch for long rows or columns (or one row or block of columns)."""
 
 MAX_SEGMENTS = 16384
 """Copies of segment starts beyond this many add no parallelism worth their memory."""

@@ -182,3 +182,27 @@ def peak_extra_bytes(fn: Callable[[], Any]) -> tuple[Any, int]:
     result = fn()
     torch.cuda.synchronize()
     return result, torch.cuda.max_memory_allocated() - before
+
+
+def kernel_times(fn: Callable[[], Any]) -> dict[str, list[float]]:
+    """GPU time (us) of every kernel that one call of ``fn`` launches, by kernel name (its first 60 characters),
+    from ``torch.profiler``.
+
+    Example (needs a CUDA GPU):
+        >>> import torch                                     # doctest: +SKIP
+        >>> x = torch.randn(1 << 20, device="cuda")          # doctest: +SKIP
+        >>> len(kernel_times(lambda: x * 2))                 # doctest: +SKIP
+        1
+    """
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    kernels: dict[str, list[float]] = {}
+    for e in prof.events():
+        if e.device_type == torch.autograd.DeviceType.CUDA:
+            kernels.setdefault(e.name[:60], []).append(e.device_time)
+    return kernels
