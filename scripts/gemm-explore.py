@@ -1,7 +1,7 @@
 """Explores GEMM kernel paths and configurations on a GPU against cuBLAS: the evidence behind the tables in
 ``densela.tuning`` (a precursor of ``densela tune``, which sweeps the same way per shape bucket).
 
-    python3 scripts/gemm-explore.py [GROUP ...]      # groups: thin small 16bit ieee overhead
+    python3 scripts/gemm-explore.py [GROUP ...]      # groups: thin small long-k mid16 16bit ieee overhead
 
 Phase 1 compiles every variant in worker processes (filling Triton's cache); phase 2 times each in this
 process: the call's launches are captured in a CUDA graph, whose replays ``triton.testing.do_bench`` times
@@ -59,7 +59,8 @@ def _tma(*args, **kw) -> C:
 
 MID_16BIT = [_tma(128, 128, 64, 8, 8, 4), _tma(128, 128, 64, 8, 4, 4), _tma(64, 128, 64, 8, 4, 4),
              _tma(128, 64, 64, 8, 4, 4), _tma(128, 256, 64, 8, 8, 3), _tma(64, 256, 64, 8, 4, 4),
-             C(64, 128, 64, 8, 4, 3), C(128, 128, 64, 8, 8, 3), C(64, 64, 64, 8, 4, 3)]  # fmt: skip
+             C(64, 128, 64, 8, 4, 3), C(128, 128, 64, 8, 8, 3), C(64, 64, 64, 8, 4, 3), C(64, 128, 128, 8, 4, 3),
+             C(64, 64, 128, 8, 4, 4)]  # fmt: skip
 WAVE = [C(64, 64, 32, 8, 4, 3), C(64, 64, 32, 8, 4, 3, split_k=2), C(64, 64, 32, 8, 4, 3, split_k=3),
         C(32, 64, 32, 8, 4, 3), C(64, 32, 32, 8, 4, 3), C(32, 64, 32, 8, 2, 3), C(32, 32, 32, 8, 2, 3),
         C(64, 64, 32, 8, 4, 4), C(64, 64, 16, 8, 4, 4)]  # fmt: skip
@@ -72,6 +73,24 @@ SMALL = [C(16, 16, 64, 8, 1, 2), C(16, 32, 64, 8, 2, 2), C(32, 32, 64, 8, 2, 2),
          C(64, 128, 64, 8, 4, 3)]  # fmt: skip
 SPLIT_BASES = [C(16, 16, 64, 1, 1, 3), C(32, 32, 64, 1, 4, 3), C(64, 64, 32, 8, 4, 3), C(32, 64, 64, 8, 4, 3)]
 SPLITS = (4, 8, 16, 32, 64)
+LONG_K = {  # round 2 of 2026-11-23 evening: larger tiles over the short side, deeper K steps
+    (256, 256, 8192): ([C(64, 64, 128, 8, 4, 3), C(64, 64, 128, 8, 4, 4), C(64, 64, 256, 8, 4, 3),
+                        C(128, 128, 64, 8, 8, 4), C(128, 128, 128, 8, 8, 3), C(64, 128, 128, 8, 4, 3),
+                        C(128, 64, 128, 8, 4, 3)], (4, 8, 16, 32)),
+    (128, 4096, 4096): ([C(64, 64, 128, 8, 4, 3), C(128, 64, 128, 8, 4, 3), C(128, 128, 64, 8, 8, 4),
+                         C(128, 128, 128, 8, 8, 3), C(128, 256, 64, 8, 8, 3), C(64, 64, 256, 8, 4, 3)], (1, 2, 4, 8)),
+    (4096, 64, 8192): ([C(64, 64, 128, 8, 4, 3), C(64, 64, 128, 8, 4, 4), C(64, 64, 256, 8, 4, 3),
+                        C(128, 64, 128, 8, 4, 3), C(128, 64, 64, 8, 4, 4)], (2, 4, 8)),
+    (16, 16, 16384): ([C(16, 16, 128, 1, 1, 4), C(16, 16, 256, 1, 1, 3), C(16, 16, 256, 1, 1, 4),
+                       C(16, 16, 512, 1, 1, 3), C(16, 16, 128, 1, 1, 6), C(16, 16, 64, 1, 1, 3)], (8, 16, 32)),
+    (256, 256, 256): ([C(64, 64, 128, 8, 4, 2), C(32, 32, 128, 8, 4, 2), C(32, 64, 128, 8, 4, 2),
+                       C(64, 64, 256, 8, 4, 1), C(32, 32, 256, 8, 4, 1)], (1, 2)),
+    (512, 512, 512): ([C(64, 64, 128, 8, 4, 3), C(64, 64, 128, 8, 4, 4), C(64, 64, 256, 8, 4, 2),
+                       C(32, 64, 128, 8, 4, 4), C(64, 128, 128, 8, 4, 3)], (1,)),
+    (1024, 1024, 1024): ([C(64, 64, 128, 8, 4, 3), C(64, 128, 128, 8, 4, 3), C(128, 128, 128, 8, 8, 3),
+                          C(128, 128, 64, 8, 8, 4)], (1,)),
+}  # fmt: skip
+LONG_K_FLOAT32 = [(16, 16, 16384), (256, 256, 8192)]
 
 
 def _variants() -> list[Variant]:
@@ -97,8 +116,18 @@ def _variants() -> list[Variant]:
         add("thin", dt, "ieee", tiny_k, THIN_K_CANDIDATES + SMALL[5:7])
     for dt in ("float32", "bfloat16", "float64"):
         add("small", dt, "ieee", [(n, n, n) for n in (128, 256, 512)], SMALL)
+    # 16-bit products that stream their operands (few output tiles, long K) and small ones: deeper K steps,
+    # tiles spanning the short side, splits
+    for shape, (bases, splits) in LONG_K.items():
+        m, n, k = shape
+        cfgs = [b._replace(split_k=s) for b in bases for s in splits if -(-k // b.block_k) >= 2 * s or s == 1]
+        for dt in ("bfloat16", "float16") if max(shape) <= 1024 else ("bfloat16",):
+            add("long-k", dt, "ieee", [shape], cfgs)
+    for shape in LONG_K_FLOAT32:
+        bases = [C(16, 16, 64, 1, 1, 3), C(16, 16, 128, 1, 1, 4)] if max(shape[:2]) <= 64 else SPLIT_BASES[2:]
+        add("long-k", "float32", "ieee", [shape], [b._replace(split_k=s) for b in bases for s in (8, 16, 32)])
     for dt in ("bfloat16", "float16"):
-        add("16bit", dt, "ieee", [(n, n, n) for n in (512, 1000, 1024, 1536, 2048)], MID_16BIT)
+        add("mid16", dt, "ieee", [(n, n, n) for n in (512, 1000, 1024, 1100, 1536, 2048)], MID_16BIT)
     wave = [(n, n, n) for n in (1001, 1024, 1025, 1050, 1088, 1089, 1100)]
     add("ieee", "float32", "ieee", wave, WAVE)
     add("ieee", "float32", "ieee", [(1001, 1001, 1001), (1050, 1050, 1050)], WAVE[:1], pad=True)

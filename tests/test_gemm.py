@@ -774,6 +774,27 @@ def test_large_square(device, dtype, precision, b_layout):
     assert_normwise(out, ref, scale, gemm_tolerance(dtype, n, precision), f"{n}^3 {dtype} {precision}")
 
 
+SIZE_CLASSES = [
+    (1, 512, 512, 512), (1, 1000, 1000, 1000), (1, 1024, 1024, 1024), (1, 1100, 1100, 1100), (1, 1536, 1536, 1536),
+    (1, 2000, 2000, 1000), (3, 700, 900, 600), (1, 256, 256, 8192), (1, 128, 4096, 4096), (1, 4096, 64, 8192),
+    (1, 16, 16, 16384), (1, 12, 12, 1200), (1, 2500, 2500, 25), (1, 1050, 1050, 1050),
+]  # fmt: skip
+
+
+@pytest.mark.large
+@pytest.mark.parametrize("batch, m, n, k", SIZE_CLASSES, ids=lambda x: str(x))
+@pytest.mark.parametrize("dtype, precision", DP_PARAMS)
+def test_every_size_class(device, dtype, precision, batch, m, n, k):
+    """Each rule of ``choose_gemm_config`` (mid-sized 16-bit products on either kernel, medium tiles with
+    wave-balancing splits, few-tile splits, tiny outputs, thin K, batches) compiles within the GPU's shared
+    memory and computes the product: bfloat16 1100^3 and 1536^3 had asked Triton for 256 KiB until 2026-11-23."""
+    a = make((batch, m, k) if batch > 1 else (m, k), dtype, device)
+    b = make((k, n), dtype, device)
+    out = poisoned((batch, m, n) if batch > 1 else (m, n), dtype, device)
+    dl.matmul(a, b, out=out, precision=precision)
+    check(out, a, b, precision=precision, what=f"{batch} x {m} x {n} x {k}")
+
+
 @pytest.mark.large
 @pytest.mark.parametrize("data", ["randn", "wide-range"])
 def test_tf32x3_no_less_accurate_than_float32(device, data):

@@ -107,7 +107,8 @@ def test_candidates_fit_the_shape(monkeypatch, shape, kernels):
     [(8192, 8192, 8192, torch.bfloat16, None, "tma"), (4096, 4096, 4096, torch.float32, "tf32", "tma"),
      (2048, 2048, 2048, torch.float16, None, "tiles"), (4096, 4096, 4096, torch.float64, None, "tiles"),
      (50, 50, 5000, torch.float32, "ieee", "split"), (5000, 5000, 50, torch.float32, "ieee", "thin"),
-     (128, 128, 128, torch.float32, "ieee", "tiles"), (1024, 1024, 1024, torch.bfloat16, None, "tma"),
+     (128, 128, 128, torch.float32, "ieee", "tiles"), (1024, 1024, 1024, torch.bfloat16, None, "tiles"),
+     (1000, 1000, 1000, torch.bfloat16, None, "tma"), (256, 256, 8192, torch.bfloat16, None, "split"),
      (1024, 1024, 1024, torch.float32, "ieee", "tiles"), (1050, 1050, 1050, torch.float32, "ieee", "split"),
      (1100, 1100, 1100, torch.float64, None, "split"), (4096, 4096, 4096, torch.float32, "ieee", "tiles")],
 )  # fmt: skip
@@ -119,12 +120,33 @@ def test_untuned_choices(monkeypatch, m, n, k, dtype, precision, want):
     cfg = tuning.choose_gemm_config(m, n, k, dtype, precision)
     if want == "split":
         assert cfg.kernel == "tiles" and cfg.split_k >= 2
-        if m > 64:  # many output tiles, balanced over the SMs
+        if m > 1000:  # many output tiles, balanced over the SMs
             assert cfg.split_k in tuning.BALANCE_SPLITS
     elif want == "thin":
         assert cfg.kernel == "tiles" and cfg.block_k <= 16 and cfg.split_k == 1
     else:
         assert cfg.kernel == want and cfg.split_k == 1
+
+
+@pytest.mark.parametrize("device", [None, 0])
+def test_stages_fit_in_shared_memory(monkeypatch, device):
+    """On a GPU with an H100's 227 KiB per program, a tiles configuration keeps only the pipeline stages that fit
+    beside its output tile (bfloat16 128 x 256 x 64: three of four); configurations that fit, TMA ones and
+    choices without a device stay as the tables give them."""
+    monkeypatch.setattr(tuning, "INTERPRET", False)
+    monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
+    monkeypatch.setattr(tuning, "shared_memory", lambda device: 232448)
+    wide = GemmConfig(128, 256, 64, 8, 8, 4)
+    fitted = tuning._fitted(wide, 2, device)
+    assert fitted == (wide if device is None else wide._replace(num_stages=3))
+    assert tuning._fitted(wide, 4, 0).num_stages == 1  # float32: 96 KiB a stage beside a 128 KiB tile
+    for cfg in (GemmConfig(64, 64, 128, 8, 4, 4), wide._replace(kernel="tma")):
+        assert tuning._fitted(cfg, 2, device) == cfg
+    for shape in [(1536, 1536, 1536), (1100, 1100, 1100), (2000, 2000, 1000), (700, 900, 600)]:
+        for dtype in (torch.bfloat16, torch.float32, torch.float64):
+            cfg = tuning.choose_gemm_config(*shape, dtype, device=device, tma=False)
+            used = tuning._pipeline_bytes(cfg, dtype.itemsize) + cfg.block_m * cfg.block_n * dtype.itemsize
+            assert device is None or used <= 232448, f"{shape} {dtype}: {cfg}"
 
 
 def test_tune_keeps_the_best_configuration_per_bucket(tmp_path, monkeypatch):

@@ -67,7 +67,7 @@ _GEMM_LARGE = {
 }
 _GEMM_MEDIUM = {
     # SMALL_MN <= m * n, and batches or too little work for the TMA kernel
-    "16-bit": GemmConfig(128, 256, 64, 8, 8, 4),
+    "16-bit": GemmConfig(128, 256, 64, 8, 8, 3),
     "ieee": GemmConfig(64, 64, 32, 8, 4, 3),
     "tf32": GemmConfig(128, 128, 32, 8, 8, 3),
     "tf32x3": GemmConfig(128, 128, 64, 8, 8, 2),
@@ -80,14 +80,23 @@ _GEMM_SMALL_K = GemmConfig(32, 32, 128, 8, 4, 2)
 """m * n <= SMALL_MN and k <= SMALL_K: the whole inner dimension in one or two steps (128^3: float32 1.41,
 bfloat16 1.05, float64 0.94 of cuBLAS, H100)."""
 _GEMM_MID_TMA = GemmConfig(64, 128, 64, 8, 4, 4, "tma")
-"""2-D 16-bit products from SMALL_MN up to MID_TMA_WORK whose rows TMA reads in place: 0.85-0.92 of cuBLAS at
-512^3 .. 1024^3, where the tiles kernel reached 0.55-0.88 (H100)."""
+"""2-D 16-bit products above MID_TILES_WORK up to MID_TMA_WORK whose rows TMA reads in place: 0.84-0.89 of
+cuBLAS at 1000^3 and 1100^3, above the tiles kernel there (H100)."""
+_GEMM_MID_TILES = (GemmConfig(64, 128, 128, 8, 4, 3), GemmConfig(64, 64, 128, 8, 4, 4))
+"""2-D 16-bit products from SMALL_MN outputs up to MID_TILES_WORK: K steps of 128 on the tiles kernel, 64 x 128
+tiles where they make at least half a wave of programs, else 64 x 64; K a multiple of 128, since the TMA
+kernel handles a K tail better (1000^3: 0.76 on these tiles, 0.84-0.86 on TMA's) (H100 sweeps of 2026-11-23 evening,
+``bench-results/nvidia-h100/2026-11-23-gemm-long-k``: bfloat16/float16 512^3 0.94-1.05 / 0.98-0.99 of cuBLAS
+against 0.88-0.91 on the TMA kernel's mid tiles; 1024^3 0.88-0.90 / 0.92-0.93 against 0.85-0.88)."""
 _GEMM_SPLIT = {
-    "tiny": GemmConfig(16, 16, 64, 1, 1, 3),  # outputs of at most 64 rows and columns
-    "16-bit": GemmConfig(32, 64, 64, 8, 4, 3),
+    "tiny": GemmConfig(16, 16, 128, 1, 1, 4),  # outputs of at most 64 rows and columns
+    "16-bit": GemmConfig(64, 64, 128, 8, 4, 4),
     "other": GemmConfig(64, 64, 32, 8, 4, 3),
 }
-"""Split-K tiles (the H100 sweep of 2026-11-23: 16 x 16 tiles of one warp won every output up to 50 x 50)."""
+"""Split-K tiles. 16 x 16 tiles of one warp won every output up to 50 x 50 (H100, 2026-11-23); K steps of 128
+(``2026-11-23-gemm-long-k``): 16 x 16 x 16384 1.01-1.06 of cuBLAS in bfloat16 and 1.09 in float32 against
+0.84-0.86 with steps of 64; 16-bit 64 x 64 x 128 tiles, four stages: 256 x 256 x 8192 0.89 (was 0.68), 128 x
+4096 x 4096 0.89 (0.71), 4096 x 64 x 8192 1.02 (0.83)."""
 _GEMM_THIN_K = GemmConfig(64, 128, 16, 8, 4, 2)
 """Products with k <= THIN_K and a large output (outer-product-like): the output write dominates."""
 _GEMM_THIN_K_IEEE = GemmConfig(64, 64, 16, 8, 4, 2)
@@ -105,6 +114,8 @@ TMA_MIN_WORK = 2 * 2048**3
 """m * n * k from which a 2-D product runs on the persistent TMA kernel (below it, the tiles kernel)."""
 MID_TMA_WORK = 1100**3
 """m * n * k up to which 2-D 16-bit products of at least SMALL_MN outputs run on the TMA kernel's mid tiles."""
+MID_TILES_WORK = 1024**3
+"""m * n * k up to which they run on the tiles kernel's mid tiles (``_GEMM_MID_TILES``) instead."""
 
 SPLIT_K_MIN_BLOCKS = 2
 """Split-K leaves at least this many BLOCK_K steps to each slice."""
@@ -164,6 +175,20 @@ def shared_memory(device_index: int) -> int:
 def _pipeline_bytes(cfg: GemmConfig, itemsize: int) -> int:
     """Shared memory the software pipeline holds: ``num_stages`` A and B tiles."""
     return (cfg.block_m + cfg.block_n) * cfg.block_k * itemsize * cfg.num_stages
+
+
+def _fitted(cfg: GemmConfig, itemsize: int, device: int | None) -> GemmConfig:
+    """``cfg`` with no more pipeline stages than fit in ``device``'s shared memory beside the output tile, which
+    the tiles kernel's epilogue also stages there (bfloat16 128 x 256 x 64 tiles with four stages asked Triton
+    for 256 KiB on an H100, which has 227 KiB: 1100^3 and 1536^3 products failed to compile until 2026-11-23).
+    TMA configurations pass unchanged: their tables are measured, and the epilogue stores in slices."""
+    if device is None or cfg.kernel != "tiles":
+        return cfg
+    limit = shared_memory(device) - cfg.block_m * cfg.block_n * itemsize
+    stages = cfg.num_stages
+    while stages > 1 and _pipeline_bytes(cfg._replace(num_stages=stages), itemsize) > limit:
+        stages -= 1
+    return cfg if stages == cfg.num_stages else cfg._replace(num_stages=stages)
 
 
 @functools.cache
@@ -271,6 +296,13 @@ def choose_gemm_config(
     """
     if INTERPRET:
         return _GEMM_INTERPRET
+    return _fitted(_table_choice(m, n, k, dtype, precision, batch, device, tma), dtype.itemsize, device)
+
+
+def _table_choice(
+    m: int, n: int, k: int, dtype: torch.dtype, precision: str | None, batch: int, device: int | None, tma: bool
+) -> GemmConfig:
+    """``choose_gemm_config``'s choice from the tables, before fitting it to the device's shared memory."""
     arith = arithmetic(dtype, precision)
     mn = m * n
     if k <= THIN_K and mn >= SMALL_MN:
@@ -283,6 +315,9 @@ def choose_gemm_config(
             large = _GEMM_MEDIUM[arith]
         if device is None or _pipeline_bytes(large, dtype.itemsize) <= shared_memory(device):
             return _balanced(large, m, n, k, batch, device)
+    if arith == "16-bit" and batch == 1 and mn >= SMALL_MN and mn * k <= MID_TILES_WORK and k % 128 == 0:
+        wide, narrow = _GEMM_MID_TILES
+        return wide if 2 * cdiv(m, wide.block_m) * cdiv(n, wide.block_n) >= multiprocessors(device) else narrow
     if arith == "16-bit" and tma and batch == 1 and mn >= SMALL_MN and mn * k <= MID_TMA_WORK:
         return _GEMM_MID_TMA
     sms = multiprocessors(device)
@@ -296,7 +331,7 @@ def choose_gemm_config(
         for cfg in choices:
             tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n) * batch
             if tiles < sms:
-                split = _few_tiles_split(tiles, k, cfg, sms, tiny=max(m, n) <= 64)
+                split = _few_tiles_split(tiles, k, cfg, sms, tiny=max(m, n) <= 64, wave=cfg is _GEMM_SPLIT["16-bit"])
                 if split >= 2:
                     return cfg._replace(split_k=split)
     if mn <= SMALL_MN:
@@ -304,15 +339,17 @@ def choose_gemm_config(
     return _balanced(_GEMM_MEDIUM[arith], m, n, k, batch, device)
 
 
-def _few_tiles_split(tiles: int, k: int, cfg: GemmConfig, sms: int, tiny: bool) -> int:
+def _few_tiles_split(tiles: int, k: int, cfg: GemmConfig, sms: int, tiny: bool, wave: bool = False) -> int:
     """How many K slices a product of ``tiles`` output tiles (fewer than the SMs) is split into.
 
     About 1.5 programs per SM, and for outputs larger than 64 x 64 also slices of at most SPLIT_K_SLICE of K;
-    the nearest power of two (even slices), at least SPLIT_K_MIN_BLOCKS steps of K each, at most SPLIT_K_MAX.
-    From the H100 sweep of 2026-11-23 (best splits: 50 x 50 x 5000: 16; 16 x 16 x 16384: 32; 256 x 256 x 8192:
-    8-16; 128 x 4096 x 4096: 4-5; 4096 x 64 x 8192: 4-8).
+    with ``wave`` (the 16-bit tiles of 128-long K steps) about one program per SM whatever K; the nearest power
+    of two (even slices), at least SPLIT_K_MIN_BLOCKS steps of K each, at most SPLIT_K_MAX. From the H100
+    sweeps of 2026-11-23 (best splits: 50 x 50 x 5000: 16; 16 x 16 x 16384: 16-32; 64 x 64 x 32 tiles:
+    256 x 256 x 8192: 8-16, 128 x 4096 x 4096: 4-5, 4096 x 64 x 8192: 4-8; 64 x 64 x 128 tiles: 8, 2 and 2-4).
     """
-    want = max(2, cdiv(3 * sms, 2 * tiles), 1 if tiny else k // SPLIT_K_SLICE)
+    per_sm = round(sms / tiles) if wave else max(cdiv(3 * sms, 2 * tiles), 1 if tiny else k // SPLIT_K_SLICE)
+    want = max(2, per_sm)
     want = 1 << round(math.log2(want))
     return min(cdiv(k, cfg.block_k) // SPLIT_K_MIN_BLOCKS, SPLIT_K_MAX, want)
 
