@@ -282,9 +282,9 @@ def refine(sizes: list[int]) -> None:
                        kernels={k: [len(v), sum(v) / 1000] for k, v in kernels.items()})  # fmt: skip
 
 
-SOLVE_COLUMNS = (1, 8, 32, 64, 128, 512)
-SWEEP_MOST = 64
-"""The sweeps are timed up to this many right-hand sides (their time grows with each column)."""
+SOLVE_COLUMNS = (1, 8, 32, 64, 128, 512, 2048)
+SWEEP_MOST = 2048
+"""The sweeps are timed up to this many right-hand sides (SWEEP_TILE_COLUMNS of them per program)."""
 
 
 def solves(sizes: list[int], inverse_blocks: list[int]) -> None:

@@ -247,16 +247,19 @@ def test_interchanges_compile_to_one_permutation_per_group(reverse: bool) -> Non
 
 @compiled
 @pytest.mark.parametrize("lower", [True, False], ids=["lower", "upper"])
-def test_sweep_solve_compiles_for_hopper(lower):
-    """Refinement's one-launch triangular solve, float32 triangle and float64 vectors: tickets and the count of
-    solved blocks through atomics at GPU scope (Triton turns the acquiring add of 0 into an acquire load), no
-    register spills."""
+@pytest.mark.parametrize(("vectors", "cols"), [("*fp64", 1), ("*fp64", 16), ("*fp64", 32), ("*fp32", 32)])
+def test_sweep_solve_compiles_for_hopper(lower: bool, vectors: str, cols: int) -> None:
+    """The one-launch triangular solve, float32 triangle: tickets and the count of solved blocks through atomics
+    at GPU scope (Triton turns the acquiring add of 0 into an acquire load), no register spills; with 16 or
+    more right-hand sides a program, its tile products on tensor cores for float64 (DMMA), by FMA for float32
+    (IEEE)."""
     pointers = {"t_ptr": "*fp32", "perm_ptr": "*i32", "state_ptr": "*i32"}
-    constants = dict(LOWER=lower, PERMUTE=lower, BLOCK=64)
-    ptx = compile_ptx(sweep_solve_kernel, "*fp64", constants, ("stride_tm",), pointers=pointers)
+    constants = dict(LOWER=lower, PERMUTE=lower, BLOCK=64, COLS=cols, DOT=cols >= 16)
+    ptx = compile_ptx(sweep_solve_kernel, vectors, constants, ("stride_tm",), pointers=pointers)
     assert "atom.global.gpu.acq_rel.add" in ptx  # the ticket
     assert "ld.global.gpu.acquire" in ptx and "atom.global.gpu.release.exch" in ptx  # wait for, publish a block
     assert ".local" not in ptx
+    assert ("mma.sync.aligned.m16n8k16.row.col.f64" in ptx) == (vectors == "*fp64" and cols >= 16)
 
 
 @compiled

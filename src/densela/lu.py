@@ -685,15 +685,20 @@ def _inverse_solve(
 
 SWEEP_BLOCK = 64
 """Rows per program of refinement's one-launch triangular solves (``sweep_solve_kernel``)."""
+SWEEP_TILE_COLUMNS = 32
+"""Most right-hand sides one program of the sweeps solves at once, by tile products through ``tl.dot`` (float64
+DMMA, float32 FMA). With 32 per program the sweeps take 3.0-3.7 ms (float64) and 2.7-3.1 ms (float32) for 8 to
+32 right-hand sides at n = 8192, where one program per column took 3.9-8.9 ms (H100, 2026-11-23)."""
 INTERPRET_SWEEP_BLOCK = 4
 """The same under Triton's interpreter, so that small test matrices take several blocks."""
-SWEEP_COLUMNS = 32
-"""``lu_solve`` of one matrix with at most this many right-hand sides solves each by two one-launch sweeps
-(``_Sweeps``: 2 launches per solve plus set-up, each column reading the factors once); more, and batches, go
-through the blocked solves (``_solve_triangles``: two GEMMs per INVERSE_BLOCK rows and triangle, the factors
-read once for all columns). Where the two cross at n = 8192 (H100, 2026-11-23, ``lu-explore.py solve``):
-float64 sweeps 3.5, 3.9, 8.9, 15.1 ms at k = 1, 8, 32, 64 against the blocked solves' 7.0, 8.3, 12.3, 12.1;
-float32 3.1, 3.2, 5.4, 9.2 against 6.8, 11.1, 7.7, 8.0."""
+SWEEP_COLUMNS = 512
+"""``lu_solve`` of one matrix with at most this many right-hand sides solves by two one-launch sweeps
+(``_Sweeps``: 2 launches per solve plus set-up); more, and batches, go through the blocked solves
+(``_solve_triangles``: two GEMMs per INVERSE_BLOCK rows and triangle). Where the two cross at n = 8192 (H100,
+2026-11-23 evening, ``lu-explore.py solve``; ``bench-results/nvidia-h100/2026-11-23-sweep-tiles``): float64
+sweeps 3.5-4.0, 3.0, 3.7, 3.3, 4.0, 6.6, 18.7 ms at k = 1, 8, 32, 64, 128, 512, 2048 against the blocked solves'
+10.3-11.5, 11.5, 7.2, 10.8, 10.6, 7.3, 11.8; float32 2.7, 2.7, 3.1, 3.2, 3.6, 7.1, 20.7 against 6.8-8.1, 7.5,
+6.7, 6.7, 6.7, 7.9-9.1, 12.0."""
 INVERSE_BLOCK = 512
 """Rows of the diagonal blocks whose inverses the blocked solves multiply by (``_solve_triangles``; a matrix of
 at most this many rows is solved by ``_triangular_solve`` instead): fewer, larger launches against more work in
@@ -859,10 +864,10 @@ class _Sweeps:
             self.perm = rows.reshape(n)
 
     def __call__(self, src: torch.Tensor, dst: torch.Tensor, alpha: float = 1.0) -> None:
-        k = src.shape[1]
-        state = torch.zeros(4 * k, dtype=torch.int32, device=src.device)
-        _launch_sweep(self.t, self.inverses[0], src, dst, self.perm, state[: 2 * k], alpha, lower=True)
-        _launch_sweep(self.t, self.inverses[1], dst, dst, None, state[2 * k :], 1.0, lower=False)
+        groups = cdiv(src.shape[1], _sweep_columns(src.shape[1]))
+        state = torch.zeros(4 * groups, dtype=torch.int32, device=src.device)
+        _launch_sweep(self.t, self.inverses[0], src, dst, self.perm, state[: 2 * groups], alpha, lower=True)
+        _launch_sweep(self.t, self.inverses[1], dst, dst, None, state[2 * groups :], 1.0, lower=False)
         if self.trans:
             _launch_interchanges(dst.unsqueeze(0), self.piv, reverse=True)
 
@@ -906,16 +911,26 @@ def _launch_sweep(
 ) -> None:  # fmt: skip
     """``dst = T^-1 (alpha P src)`` (P: ``src[perm]``, or none) for the lower or upper triangle of ``t`` and
     the inverses of its diagonal blocks, every column of the n x k ``src`` (``sweep_solve_kernel``; ``state``:
-    2 k zeros)."""
-    n = t.shape[0]
+    2 zeros per group of ``_sweep_columns(k)`` columns)."""
+    n, k = src.shape
     block = _sweep_block()
-    _SWEEP((cdiv(n, block), src.shape[1]),
+    cols = _sweep_columns(k)
+    _SWEEP((cdiv(n, block), cdiv(k, cols)),
         t, inverse, src, dst, src if perm is None else perm, state,
-        n, alpha,
+        n, k, alpha,
         *t.stride(), *src.stride(), *dst.stride(),
-        LOWER=lower, PERMUTE=perm is not None, BLOCK=block,
+        LOWER=lower, PERMUTE=perm is not None, BLOCK=block, COLS=cols, DOT=min(block, cols) >= 16,
         num_warps=4,
     )  # fmt: skip
+
+
+def _sweep_columns(k: int) -> int:
+    """Right-hand sides per program of the sweeps: 1, or for more a power of two up to SWEEP_TILE_COLUMNS, at least
+    16 (``tl.dot``'s least) unless the interpreter's small blocks make that pointless."""
+    if k == 1:
+        return 1
+    least = 2 if INTERPRET else 16
+    return min(SWEEP_TILE_COLUMNS, max(least, _pow2(k)))
 
 
 def _matvec(a: torch.Tensor, v: torch.Tensor) -> torch.Tensor:

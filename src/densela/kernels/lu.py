@@ -281,32 +281,45 @@ def lu_batched_kernel(
 
 
 @triton.jit
+def _block_product(a, b, DOT: tl.constexpr):
+    """``a @ b`` for a (BLOCK, BLOCK) tile and a (BLOCK, COLS) block of right-hand sides: ``tl.dot`` (IEEE
+    arithmetic: float64 DMMA, float32 FMA) when DOT, else a broadcast product summed (one column, or shapes below
+    ``tl.dot``'s 16)."""
+    if DOT:
+        return tl.dot(a, b, input_precision="ieee")
+    return tl.sum(a[:, :, None] * b[None, :, :], axis=1)
+
+
+@triton.jit
 def sweep_solve_kernel(
     t_ptr, inv_ptr, src_ptr, dst_ptr, perm_ptr, state_ptr,
-    N, alpha,
+    N, K, alpha,
     stride_tm, stride_tn, stride_sm, stride_sk, stride_dm, stride_dk,
-    LOWER: tl.constexpr, PERMUTE: tl.constexpr, BLOCK: tl.constexpr,
+    LOWER: tl.constexpr, PERMUTE: tl.constexpr, BLOCK: tl.constexpr, COLS: tl.constexpr, DOT: tl.constexpr,
 ):  # fmt: skip
-    """``dst = T^-1 (alpha * src)`` for the lower (LOWER) or upper triangle T of the N x N ``t``, column
-    ``program_id(1)`` of ``src`` and ``dst``, in one launch; T's diagonal enters only through ``inv``, the
-    inverses of its BLOCK x BLOCK diagonal blocks (float64, row-major, one per block: unit or not, as the
-    caller computed them). With PERMUTE the right-hand side is ``src[perm[i]]`` (P src, for the interchanges
-    of P A = L U). The arithmetic is in float64 for float64 ``dst``, else float32, T's entries converted.
+    """``dst = T^-1 (alpha * src)`` for the lower (LOWER) or upper triangle T of the N x N ``t``, columns
+    [g COLS, (g + 1) COLS) of the N x K ``src`` and ``dst`` for g = ``program_id(1)``, in one launch; T's
+    diagonal enters only through ``inv``, the inverses of its BLOCK x BLOCK diagonal blocks (float64, row-major,
+    one per block: unit or not, as the caller computed them). With PERMUTE the right-hand side is
+    ``src[perm[i]]`` (P src, for the interchanges of P A = L U). The arithmetic is in float64 for float64
+    ``dst``, else float32, T's entries converted; tile products by ``tl.dot`` when DOT (COLS >= 16).
 
-    The programs of a column take block rows in the order they start (``state[2 c]``, zero on entry, hands
-    out tickets): the first from the top (LOWER) or the bottom, and so on. Each subtracts from its
-    right-hand side the products of T's tiles beside its diagonal block with the blocks already solved, as
+    The programs of a column group take block rows in the order they start (``state[2 g]``, zero on entry,
+    hands out tickets): the first from the top (LOWER) or the bottom, and so on. Each subtracts from its
+    right-hand sides the products of T's tiles beside its diagonal block with the blocks already solved, as
     they become available, then multiplies by its diagonal block's inverse, stores its block and sets
-    ``state[2 c + 1]``, the number of solved blocks, to its ticket + 1 (release): blocks finish in ticket
+    ``state[2 g + 1]``, the number of solved blocks, to its ticket + 1 (release): blocks finish in ticket
     order, since each needs the one before. A program waits only on programs that took their tickets
     earlier, so all are already running, whatever the grid's size against the GPU. Reading a tile does not
-    wait; its vector block does, and only while the count last seen does not cover it. Without PERMUTE,
-    ``dst`` may be ``src``: each block is read by the program that writes it, before it does.
+    wait; its block of right-hand sides does, and only while the count last seen does not cover it. Without
+    PERMUTE, ``dst`` may be ``src``: each block is read by the program that writes it, before it does.
     """
-    col = tl.program_id(1).to(tl.int64)
-    src_ptr += col * stride_sk
-    dst_ptr += col * stride_dk
-    state_ptr += 2 * col
+    group = tl.program_id(1)
+    k = group * COLS + tl.arange(0, COLS)
+    in_k = (k < K)[None, :]
+    src_k = src_ptr + k[None, :].to(tl.int64) * stride_sk
+    dst_k = dst_ptr + k[None, :].to(tl.int64) * stride_dk
+    state_ptr += 2 * group
     ticket = tl.atomic_add(state_ptr, 1)
     blocks = tl.cdiv(N, BLOCK)
     blk = ticket if LOWER else blocks - 1 - ticket
@@ -314,8 +327,8 @@ def sweep_solve_kernel(
     r = blk * BLOCK + c
     live = r < N
     source = tl.load(perm_ptr + r, mask=live, other=0) if PERMUTE else r
-    acc = tl.load(src_ptr + source.to(tl.int64) * stride_sm, mask=live, other=0.0).to(dst_ptr.dtype.element_ty)
-    acc *= alpha
+    acc = tl.load(src_k + source[:, None].to(tl.int64) * stride_sm, mask=live[:, None] & in_k, other=0.0)
+    acc = (acc * alpha).to(dst_ptr.dtype.element_ty)
     t_rows = t_ptr + r[:, None].to(tl.int64) * stride_tm
     known = ticket * 0
     for s in range(0, ticket):
@@ -329,11 +342,14 @@ def sweep_solve_kernel(
             while known <= s:
                 known = tl.atomic_add(state_ptr + 1, 0, sem="acquire")
             tl.debug_barrier()
-        x = tl.load(dst_ptr + cols.to(tl.int64) * stride_dm, mask=cols < N, other=0.0, cache_modifier=".cg")
-        acc -= tl.sum(tile.to(acc.dtype) * x[None, :], axis=1)
+        x = tl.load(
+            dst_k + cols[:, None].to(tl.int64) * stride_dm, mask=(cols < N)[:, None] & in_k, other=0.0,
+            cache_modifier=".cg",
+        )  # fmt: skip
+        acc -= _block_product(tile.to(acc.dtype), x, DOT)
     inv = tl.load(inv_ptr + blk.to(tl.int64) * BLOCK * BLOCK + c[:, None] * BLOCK + c[None, :])
-    out = tl.sum(inv.to(acc.dtype) * acc[None, :], axis=1)
-    tl.store(dst_ptr + r.to(tl.int64) * stride_dm, out, mask=live)
+    out = _block_product(inv.to(acc.dtype), acc, DOT)
+    tl.store(dst_k + r[:, None].to(tl.int64) * stride_dm, out, mask=live[:, None] & in_k)
     tl.debug_barrier()  # every thread's part of the block stored before the release
     tl.atomic_xchg(state_ptr + 1, ticket + 1, sem="release")
 
