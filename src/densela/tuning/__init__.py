@@ -89,14 +89,16 @@ kernel handles a K tail better (1000^3: 0.76 on these tiles, 0.84-0.86 on TMA's)
 ``bench-results/nvidia-h100/2026-11-23-gemm-long-k``: bfloat16/float16 512^3 0.94-1.05 / 0.98-0.99 of cuBLAS
 against 0.88-0.91 on the TMA kernel's mid tiles; 1024^3 0.88-0.90 / 0.92-0.93 against 0.85-0.88)."""
 _GEMM_SPLIT = {
-    "tiny": GemmConfig(16, 16, 128, 1, 1, 4),  # outputs of at most 64 rows and columns
+    "tiny": GemmConfig(16, 16, 64, 1, 1, 3),  # outputs of at most 64 rows and columns
+    "tiny-long": GemmConfig(16, 16, 128, 1, 1, 4),  # the same with k >= TINY_LONG_K
     "16-bit": GemmConfig(64, 64, 128, 8, 4, 4),
     "other": GemmConfig(64, 64, 32, 8, 4, 3),
 }
 """Split-K tiles. 16 x 16 tiles of one warp won every output up to 50 x 50 (H100, 2026-11-23); K steps of 128
-(``2026-11-23-gemm-long-k``): 16 x 16 x 16384 1.01-1.06 of cuBLAS in bfloat16 and 1.09 in float32 against
-0.84-0.86 with steps of 64; 16-bit 64 x 64 x 128 tiles, four stages: 256 x 256 x 8192 0.89 (was 0.68), 128 x
-4096 x 4096 0.89 (0.71), 4096 x 64 x 8192 1.02 (0.83)."""
+where K is long enough for SPLIT_K_MAX slices of two steps each (``2026-11-23-gemm-long-k``: 16 x 16 x 16384
+1.01-1.06 of cuBLAS in bfloat16 and 1.09 in float32 against 0.84-0.86 with steps of 64; at 25 x 25 x 2500
+they left 10 slices where steps of 64 leave 16: bfloat16 0.91 against 1.47); 16-bit 64 x 64 x 128 tiles, four
+stages: 256 x 256 x 8192 0.89 (was 0.68), 128 x 4096 x 4096 0.89 (0.71), 4096 x 64 x 8192 1.02 (0.83)."""
 _GEMM_THIN_K = GemmConfig(64, 128, 16, 8, 4, 2)
 """Products with k <= THIN_K and a large output (outer-product-like): the output write dominates."""
 _GEMM_THIN_K_IEEE = GemmConfig(64, 64, 16, 8, 4, 2)
@@ -325,7 +327,8 @@ def _table_choice(
         # Output tiles too few to fill the GPU even when small: split K over more programs, about 1.5 per SM,
         # each with at least SPLIT_K_MIN_BLOCKS steps of K.
         if max(m, n) <= 64:
-            choices = [_GEMM_SPLIT["tiny"]]
+            long = cdiv(k, _GEMM_SPLIT["tiny-long"].block_k) >= SPLIT_K_MIN_BLOCKS * SPLIT_K_MAX
+            choices = [_GEMM_SPLIT["tiny-long" if long else "tiny"]]
         else:
             choices = [_GEMM_SPLIT["16-bit"]] * (arith == "16-bit") + [_GEMM_SPLIT["other"]]
         for cfg in choices:
