@@ -140,13 +140,21 @@ def test_stages_fit_in_shared_memory(monkeypatch, device):
     fitted = tuning._fitted(wide, 2, device)
     assert fitted == (wide if device is None else wide._replace(num_stages=3))
     assert tuning._fitted(wide, 4, 0).num_stages == 1  # float32: 96 KiB a stage beside a 128 KiB tile
-    for cfg in (GemmConfig(64, 64, 128, 8, 4, 4), wide._replace(kernel="tma")):
+    split = wide._replace(num_stages=3, split_k=2)  # its 128 KiB float32 partial tile does not fit twice
+    assert tuning._fitted(split, 2, device) == (split if device is None else split._replace(split_k=1))
+    for cfg in (
+        GemmConfig(64, 64, 128, 8, 4, 4),
+        GemmConfig(128, 128, 64, 8, 8, 3, split_k=3),
+        wide._replace(kernel="tma"),
+    ):
         assert tuning._fitted(cfg, 2, device) == cfg
-    for shape in [(1536, 1536, 1536), (1100, 1100, 1100), (2000, 2000, 1000), (700, 900, 600)]:
+    for shape in [(1536, 1536, 1536), (1100, 1100, 1100), (1050, 1050, 1050), (2000, 2000, 1000), (700, 900, 600)]:
         for dtype in (torch.bfloat16, torch.float32, torch.float64):
             cfg = tuning.choose_gemm_config(*shape, dtype, device=device, tma=False)
-            used = tuning._pipeline_bytes(cfg, dtype.itemsize) + cfg.block_m * cfg.block_n * dtype.itemsize
-            assert device is None or used <= 232448, f"{shape} {dtype}: {cfg}"
+            tile = cfg.block_m * cfg.block_n
+            used = tuning._pipeline_bytes(cfg, dtype.itemsize) + tile * dtype.itemsize
+            partials = 2 * tile * max(dtype.itemsize, 4) if cfg.split_k > 1 else 0
+            assert device is None or max(used, partials) <= 232448, f"{shape} {dtype}: {cfg}"
 
 
 def test_tune_keeps_the_best_configuration_per_bucket(tmp_path, monkeypatch):

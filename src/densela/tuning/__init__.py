@@ -67,7 +67,7 @@ _GEMM_LARGE = {
 }
 _GEMM_MEDIUM = {
     # SMALL_MN <= m * n, and batches or too little work for the TMA kernel
-    "16-bit": GemmConfig(128, 256, 64, 8, 8, 3),
+    "16-bit": GemmConfig(128, 128, 64, 8, 8, 3),
     "ieee": GemmConfig(64, 64, 32, 8, 4, 3),
     "tf32": GemmConfig(128, 128, 32, 8, 8, 3),
     "tf32x3": GemmConfig(128, 128, 64, 8, 8, 2),
@@ -180,15 +180,20 @@ def _pipeline_bytes(cfg: GemmConfig, itemsize: int) -> int:
 
 
 def _fitted(cfg: GemmConfig, itemsize: int, device: int | None) -> GemmConfig:
-    """``cfg`` with no more pipeline stages than fit in ``device``'s shared memory beside the output tile, which
-    the tiles kernel's epilogue also stages there (bfloat16 128 x 256 x 64 tiles with four stages asked Triton
-    for 256 KiB on an H100, which has 227 KiB: 1100^3 and 1536^3 products failed to compile until 2026-11-23).
-    TMA configurations pass unchanged: their tables are measured, and the epilogue stores in slices."""
+    """``cfg`` within ``device``'s shared memory: no more pipeline stages than fit beside the output tile, which
+    the tiles kernel's epilogue also stages there, and no split along K whose partial-sum tile (float32, or
+    float64 for float64) does not fit twice. On an H100 (227 KiB) bfloat16 128 x 256 x 64 tiles asked Triton for
+    256 KiB with four stages, and split in 2 or 3 with three stages too: 1050^3, 1100^3 and 1536^3 products
+    failed to compile until 2026-11-23. TMA configurations pass unchanged (measured tables; slice-wise
+    epilogue)."""
     if device is None or cfg.kernel != "tiles":
         return cfg
-    limit = shared_memory(device) - cfg.block_m * cfg.block_n * itemsize
+    memory = shared_memory(device)
+    tile = cfg.block_m * cfg.block_n
+    if cfg.split_k > 1 and 2 * tile * max(itemsize, 4) > memory:
+        cfg = cfg._replace(split_k=1)
     stages = cfg.num_stages
-    while stages > 1 and _pipeline_bytes(cfg._replace(num_stages=stages), itemsize) > limit:
+    while stages > 1 and _pipeline_bytes(cfg._replace(num_stages=stages), itemsize) + tile * itemsize > memory:
         stages -= 1
     return cfg if stages == cfg.num_stages else cfg._replace(num_stages=stages)
 
