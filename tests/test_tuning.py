@@ -128,6 +128,23 @@ def test_untuned_choices(monkeypatch, m, n, k, dtype, precision, want):
         assert cfg.kernel == want and cfg.split_k == 1
 
 
+@pytest.mark.parametrize(
+    "m, n, k, stages, split",
+    [(256, 256, 8192, 4, 8), (4096, 64, 8192, 4, 2), (128, 4096, 4096, 3, 2), (16, 16, 16384, 4, 32),
+     (25, 25, 2500, 3, 20)],
+)  # fmt: skip
+def test_few_tile_16bit_splits(monkeypatch, m, n, k, stages, split):
+    """16-bit products with few output tiles on 132 SMs: 64 x 64 x 128 tiles split to about one program per SM,
+    four stages while the programs fit in one wave and three where two share an SM; tiny outputs in K steps of
+    128 only where K allows SPLIT_K_MAX slices of two steps (docs/performance.md, the H100 sweeps)."""
+    monkeypatch.setattr(tuning, "INTERPRET", False)
+    monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
+    cfg = tuning.choose_gemm_config(m, n, k, torch.bfloat16)
+    assert (cfg.kernel, cfg.num_stages, cfg.split_k) == ("tiles", stages, split), cfg
+    tiny_short = max(m, n) <= 64 and k < 2 * tuning.SPLIT_K_MAX * 128
+    assert cfg.block_k == (64 if tiny_short else 128)
+
+
 @pytest.mark.parametrize("device", [None, 0])
 def test_stages_fit_in_shared_memory(monkeypatch, device):
     """On a GPU with an H100's 227 KiB per program, a tiles configuration keeps only the pipeline stages that fit

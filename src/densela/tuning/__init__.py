@@ -90,7 +90,7 @@ kernel handles a K tail better (1000^3: 0.76 on these tiles, 0.84-0.86 on TMA's)
 against 0.88-0.91 on the TMA kernel's mid tiles; 1024^3 0.88-0.90 / 0.92-0.93 against 0.85-0.88)."""
 _GEMM_SPLIT = {
     "tiny": GemmConfig(16, 16, 64, 1, 1, 3),  # outputs of at most 64 rows and columns
-    "tiny-long": GemmConfig(16, 16, 128, 1, 1, 4),  # the same with k >= TINY_LONG_K
+    "tiny-long": GemmConfig(16, 16, 128, 1, 1, 4),  # the same where K allows SPLIT_K_MAX slices of 2 steps
     "16-bit": GemmConfig(64, 64, 128, 8, 4, 4),
     "other": GemmConfig(64, 64, 32, 8, 4, 3),
 }
@@ -98,7 +98,9 @@ _GEMM_SPLIT = {
 where K is long enough for SPLIT_K_MAX slices of two steps each (``2026-11-23-gemm-long-k``: 16 x 16 x 16384
 1.01-1.06 of cuBLAS in bfloat16 and 1.09 in float32 against 0.84-0.86 with steps of 64; at 25 x 25 x 2500
 they left 10 slices where steps of 64 leave 16: bfloat16 0.91 against 1.47); 16-bit 64 x 64 x 128 tiles, four
-stages: 256 x 256 x 8192 0.89 (was 0.68), 128 x 4096 x 4096 0.89 (0.71), 4096 x 64 x 8192 1.02 (0.83)."""
+stages where the programs fit in one wave (256 x 256 x 8192 0.89, was 0.68; 4096 x 64 x 8192 1.02-1.03, was
+0.83), three where two programs must share an SM (128 x 4096 x 4096, 256 programs: 0.88-0.89 with three
+stages, 0.73 with four, whose 128 KiB leave one program per SM; was 0.71)."""
 _GEMM_THIN_K = GemmConfig(64, 128, 16, 8, 4, 2)
 """Products with k <= THIN_K and a large output (outer-product-like): the output write dominates."""
 _GEMM_THIN_K_IEEE = GemmConfig(64, 64, 16, 8, 4, 2)
@@ -339,7 +341,10 @@ def _table_choice(
         for cfg in choices:
             tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n) * batch
             if tiles < sms:
-                split = _few_tiles_split(tiles, k, cfg, sms, tiny=max(m, n) <= 64, wave=cfg is _GEMM_SPLIT["16-bit"])
+                wave = cfg is _GEMM_SPLIT["16-bit"]
+                split = _few_tiles_split(tiles, k, cfg, sms, tiny=max(m, n) <= 64, wave=wave)
+                if split >= 2 and wave and tiles * split > sms:
+                    return cfg._replace(split_k=split, num_stages=3)  # two programs per SM: 96 KiB each
                 if split >= 2:
                     return cfg._replace(split_k=split)
     if mn <= SMALL_MN:
