@@ -190,7 +190,7 @@ def chunks(copy: float) -> None:
         )
         record(group="chunks", shape=list(shape), dtype=str(dtype), step="blocks", ms=t_blocks,
                pct=nbytes / t_blocks / 1e6 / copy * 100, segments=plan.table.shape[1], copied=plan.copied,
-               longest=int(plan.table[1].max()))  # fmt: skip
+               longest=plan.longest)  # fmt: skip
         for ahead in (1, 2, 4, 8):
             for piece in (1024, 2048, 4096):
                 TR.CHUNK_AHEAD, TR.CHUNK_PIECE_BYTES = ahead, piece

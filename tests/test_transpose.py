@@ -352,6 +352,7 @@ def test_chunk_plan_walks_every_moving_chunk_once(m: int, n: int, budget: int | 
             assert p == starts[k]  # an uncut cycle comes back to its start
     moving = [p for p in range(count) if target(p) != p]
     assert sorted(written) == moving
+    assert plan.longest == max(moves, default=0)
     if plan.copied:
         assert max(moves) == max(moves[: plan.copied])  # cut segments are the longest: the walk is balanced
         assert plan.copied <= max(1, budget)

@@ -276,7 +276,7 @@ class _ChunkPlan(NamedTuple):
     ``t = gcd(rows, cols)``: after every t x t block is transposed, chunks of t items move from (I, c, J) to
     (J, c, I) in an a x t x b grid (a = rows / t, b = cols / t). ``table`` (int64, 2 x segments) holds where
     each segment starts and how many moves it makes; the first ``copied`` segments cut longer cycles and start
-    from a copy of their first chunk, the others are whole cycles.
+    from a copy of their first chunk, the others are whole cycles. ``longest``: the most moves of any segment.
     """
 
     t: int
@@ -284,6 +284,7 @@ class _ChunkPlan(NamedTuple):
     b: int
     copied: int
     table: np.ndarray
+    longest: int
 
 
 def _chunk_plan(rows: int, cols: int) -> _ChunkPlan:
@@ -342,7 +343,8 @@ def _cut_cycles(rows: int, cols: int, budget: int) -> _ChunkPlan:
     moves = np.minimum(length, size[starts] - rank[starts])
     order = np.argsort(size[starts] <= length, kind="stable")  # cut cycles first: their starts are copied
     copied = int((size[starts] > length).sum())
-    return _ChunkPlan(t, a, b, copied, np.stack([starts[order], moves[order]]).astype(np.int64))
+    table = np.stack([starts[order], moves[order]]).astype(np.int64)
+    return _ChunkPlan(t, a, b, copied, table, int(moves.max(initial=0)))
 
 
 def _check_item_size(op: str, dtype: torch.dtype) -> None:
@@ -456,7 +458,7 @@ def launch_transpose_rectangular(a: torch.Tensor, rows: int, cols: int) -> None:
     size = words.element_size()
     piece_bytes = CHUNK_PIECE_BYTES if size >= 4 else CHUNK_PIECE_BYTES // 2
     piece = 16 if INTERPRET else max(16, min(piece_bytes // size, triton.next_power_of_2(chunk)))
-    ahead = CHUNK_AHEAD * (2 if plan.table[1].max() >= LONG_SEGMENT else 1)
+    ahead = CHUNK_AHEAD * (2 if plan.longest >= LONG_SEGMENT else 1)
     for save, count in ((True, plan.copied), (False, segments)):
         if count:
             _CHUNKS((count, cdiv(chunk, piece)),
