@@ -361,6 +361,54 @@ def test_forced_kernel_paths_match_reference(device, monkeypatch, cfg, case):
     run_case(device, case)
 
 
+WS_CONFIGS = [
+    pytest.param(densela.tuning.GemmConfig(128, 64, 32, 4, 4, 2, "ws", epilogue_split=2), id="ws-128x64-halves"),
+    pytest.param(densela.tuning.GemmConfig(128, 128, 64, 8, 4, 3, "ws"), id="ws-128x128"),
+]
+WS_PRECISIONS = [
+    pytest.param(torch.bfloat16, None, id="bf16"), pytest.param(torch.float16, None, id="fp16"),
+    pytest.param(torch.float32, "tf32", id="fp32-tf32"), pytest.param(torch.float32, "tf32x3", id="fp32-tf32x3"),
+]  # fmt: skip
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("cfg", WS_CONFIGS)
+@pytest.mark.parametrize("dtype, precision", WS_PRECISIONS)
+@pytest.mark.parametrize("m, n, k", [(7, 8, 33), (300, 264, 200), (129, 72, 1001), (2000, 1000, 96)])
+@pytest.mark.parametrize("a_layout, b_layout", [("row", "row"), ("col", "col"), ("row", "col")])
+def test_warp_specialized_kernel(device, monkeypatch, cfg, dtype, precision, m, n, k, a_layout, b_layout):
+    """The warp-specialized kernel (Hopper only) on edge tiles, operand copies (rows TMA cannot read, TF32
+    operands not K-major), both operand orders, alpha, beta and C, several tiles per program (2000 x 1000),
+    and replayed by matmul on new data (its Gluon descriptors rebuilt)."""
+    if not densela.tuning.warp_specialized(torch.cuda.current_device()):
+        pytest.skip("the warp-specialized kernel runs on Hopper GPUs")
+    _forced(monkeypatch, cfg)
+    taken = []
+    launch_ws = GEMM_MODULE._launch_ws
+    monkeypatch.setattr(GEMM_MODULE, "_launch_ws", lambda *args: taken.append(args[-2]) or launch_ws(*args))
+    a, b, c = make((m, k), dtype, device, a_layout), make((k, n), dtype, device, b_layout), make((m, n), dtype, device)
+    out = poisoned((m, n), dtype, device)
+    dl.gemm(a, b, c, alpha=-0.5, beta=2.0, out=out, precision=precision)
+    check(out, a, b, c, alpha=-0.5, beta=2.0, precision=precision, what=f"gemm {m} x {n} x {k}")
+    assert taken == [cfg], "the product did not run on the warp-specialized kernel"
+    for _ in range(3):
+        a, b = make((m, k), dtype, device, a_layout), make((k, n), dtype, device, b_layout)
+        check(dl.matmul(a, b, precision=precision), a, b, precision=precision, what=f"matmul {m} x {n} x {k}")
+    (plan,) = densela._launch.PLANS.values()
+    assert plan is not None and len(taken) == 2, "matmul recorded its first call and replayed the others"
+
+
+@pytest.mark.gpu
+def test_warp_specialized_kernel_leaves_unaligned_outputs_to_the_tma_kernel(device, monkeypatch):
+    """An ``out`` whose rows TMA cannot write (a stride of 1001 elements) goes to the TMA kernel instead."""
+    _forced(monkeypatch, densela.tuning.GemmConfig(128, 64, 32, 4, 4, 2, "ws", epilogue_split=2))
+    monkeypatch.setattr(GEMM_MODULE, "_launch_ws", None)  # calling it would fail the test
+    a, b = make((300, 200), torch.bfloat16, device), make((200, 264), torch.bfloat16, device)
+    out = poisoned((300, 1001), torch.bfloat16, device)[:, :264]
+    dl.matmul(a, b, out=out)
+    check(out, a, b, what="strided out")
+
+
 @pytest.mark.parametrize("b_batched", [True, False])
 def test_split_k_batched_and_counters_reset(device, monkeypatch, b_batched):
     _forced(monkeypatch, densela.tuning.GemmConfig(16, 16, 16, 4, 1, 1, split_k=4))

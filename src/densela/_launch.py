@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 import torch
 from triton import knobs
+from triton.experimental.gluon.nvidia.hopper import TensorDescriptor as GluonDescriptor
 from triton.tools.tensor_descriptor import TensorDescriptor
 
 from densela._arrays import INTERPRET
@@ -39,6 +40,8 @@ def _arg_key(x: Any) -> Any:
         return 0
     if kind is TensorDescriptor:
         return (x.base.dtype, *x.block_shape, x.padding)
+    if kind is GluonDescriptor:
+        return (x.base.dtype, *x.block_shape, x.padding, x.layout)
     if kind is int:
         return _int_key(x)
     if kind is bool or x is None:
@@ -162,9 +165,11 @@ class Plan:
                     continue  # kept by the plan and used again as it is
                 if type(x) is torch.Tensor:
                     spec = _view_spec(x, slots, memory, groups)
-                elif type(x) is TensorDescriptor:
+                elif type(x) is TensorDescriptor or type(x) is GluonDescriptor:
                     base = _view_spec(x.base, slots, memory, groups)
-                    spec = None if base is None else _Descriptor(base, x.shape, x.strides, x.block_shape, x.padding)
+                    layout = getattr(x, "layout", None)
+                    spec = None if base is None else _Descriptor(base, x.shape, x.strides, x.block_shape, x.padding,
+                                                                 layout)  # fmt: skip
                 else:
                     continue
                 if spec is None:
@@ -218,16 +223,20 @@ class _View(NamedTuple):
 
 
 class _Descriptor(NamedTuple):
-    """A recorded TMA descriptor, rebuilt on replay over its base tensor's new memory."""
+    """A recorded TMA descriptor, rebuilt on replay over its base tensor's new memory (a Gluon descriptor where
+    it has a shared-memory ``layout``)."""
 
     base: int | _View
     shape: list[int]
     strides: list[int]
     block_shape: list[int]
     padding: str
+    layout: Any = None
 
-    def build(self, slots: tuple[torch.Tensor, ...]) -> TensorDescriptor:
+    def build(self, slots: tuple[torch.Tensor, ...]) -> TensorDescriptor | GluonDescriptor:
         base = slots[self.base] if type(self.base) is int else self.base.build(slots)
+        if self.layout is not None:
+            return GluonDescriptor(base, self.shape, self.strides, self.block_shape, self.layout, self.padding)
         return TensorDescriptor(base, self.shape, self.strides, self.block_shape, self.padding)
 
 

@@ -13,11 +13,22 @@ from densela import _errors
 from densela._arrays import INTERPRET, Call, needs_int64, prepare
 from densela._launch import PLANS, WORKSPACE_TENSORS, Launcher, Plan, cdiv, scratch
 from densela.kernels.gemm import gemm_tiles_kernel, gemm_tma_kernel
+from densela.kernels.gemm_ws import WS_CONSUMER_REGS, WS_MAXNREG, gemm_ws_kernel, ws_descriptor
 from densela.transpose import launch_transpose
-from densela.tuning import THIN_K, TMA_MIN_WORK, GemmConfig, gemm_config, multiprocessors
+from densela.tuning import (
+    THIN_K,
+    TMA_MIN_WORK,
+    GemmConfig,
+    arithmetic,
+    gemm_config,
+    multiprocessors,
+    warp_specialized,
+    without_warp_specialization,
+)
 
 _TILES = Launcher(gemm_tiles_kernel)
 _TMA = Launcher(gemm_tma_kernel)
+_WS = Launcher(gemm_ws_kernel)
 
 MAX_GRID_Y = 65535  # CUDA's limit on the second grid dimension, which carries the batch
 
@@ -205,13 +216,15 @@ def launch_gemm(
     device = out.device.index if out.is_cuda else None
     if cfg is None:
         cfg = gemm_config(m, n, k, a.dtype, precision, batch=batch, device=device)
-        if cfg.kernel == "tma" and m * n * k < TMA_MIN_WORK and not _tma_in_place(a, b, precision):
+        if cfg.kernel != "tiles" and m * n * k < TMA_MIN_WORK and not _tma_in_place(a, b, precision):
             # a smaller product gains less from TMA than copying an operand for it would cost
             cfg = gemm_config(m, n, k, a.dtype, precision, batch=batch, device=device, tma=False)
-    if cfg.kernel == "tma" and out.ndim == 2 and k > 0:
-        _launch_tma(a, b, c, out, alpha, beta, precision, cfg, device)
-    else:
+    if cfg.kernel == "tiles" or out.ndim != 2 or k == 0:
         _launch_tiles(a, b, c, out, alpha, beta, precision, cfg)
+    elif cfg.kernel == "ws" and _ws_takes(a, c, out, precision, device):
+        _launch_ws(a, b, c, out, alpha, beta, precision, cfg, device)
+    else:
+        _launch_tma(a, b, c, out, alpha, beta, precision, without_warp_specialization(cfg), device)
 
 
 def _launch_tiles(
@@ -394,6 +407,62 @@ def _descriptor(view: torch.Tensor, k_major: bool, rows_block: int, k_block: int
     return TensorDescriptor(view, list(view.shape), [view.stride(0), 1], block)
 
 
+def _tma_operands(a: torch.Tensor, b: torch.Tensor, precision: str) -> tuple:
+    """(A, A K-major?, B as rows x K, B K-major?, A_lo, B_lo) for the TMA kernels, after the copies TMA and the
+    tensor cores need: 3xTF32 splits both operands into K-major TF32 parts (``a_lo``/``b_lo`` None otherwise),
+    TF32 needs both K-major, anything else is read in place where TMA can."""
+    if a.dtype == torch.float32 and precision == "tf32x3":
+        (a_op, a_lo), (b_op, b_lo) = _aligned_copy(a, split=True), _aligned_copy(b.T, split=True)
+        return a_op, True, b_op, True, a_lo, b_lo
+    tf32 = a.dtype == torch.float32 and precision == "tf32"
+    (a_op, a_km), (b_op, b_km) = _tma_operand(a, tf32), _tma_operand(b.T, tf32)
+    return a_op, a_km, b_op, b_km, None, None
+
+
+def _ws_takes(a: torch.Tensor, c: torch.Tensor | None, out: torch.Tensor, precision: str, device: int | None) -> bool:
+    """Whether ``gemm_ws_kernel`` computes this product: a Hopper GPU, 16-bit or TF32 arithmetic, and an
+    output (and C) of ``out``'s dtype in rows TMA can write."""
+    if not warp_specialized(device) or arithmetic(a.dtype, precision) not in ("16-bit", "tf32", "tf32x3"):
+        return False
+    if out.dtype not in (torch.float16, torch.bfloat16, torch.float32):
+        return False
+    return all(t.dtype == out.dtype and _rows_aligned(t, 16 // t.element_size()) for t in (out, c) if t is not None)
+
+
+def _launch_ws(
+    a: torch.Tensor,
+    b: torch.Tensor,
+    c: torch.Tensor | None,
+    out: torch.Tensor,
+    alpha: float,
+    beta: float,
+    precision: str,
+    cfg: GemmConfig,
+    device: int | None,
+) -> None:
+    """``gemm_ws_kernel`` on 2-D operands; ``out`` and ``c`` have rows TMA can write and read."""
+    m, k = a.shape
+    n = b.shape[1]
+    bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
+    a_op, a_km, b_op, b_km, a_lo, b_lo = _tma_operands(a, b, precision)
+    a_desc, b_desc = ws_descriptor(a_op, a_km, bm, bk), ws_descriptor(b_op, b_km, bn, bk)
+    split3 = a_lo is not None
+    if split3:
+        a_lo_desc, b_lo_desc = ws_descriptor(a_lo, True, bm, bk), ws_descriptor(b_lo, True, bn, bk)
+    else:
+        a_lo_desc, b_lo_desc = a_desc, b_desc  # not read
+    out_desc = ws_descriptor(out, True, bm // 2, bn // cfg.epilogue_split)
+    c_desc = out_desc if c is None else ws_descriptor(c, True, bm // 2, bn // cfg.epilogue_split)
+    sms = multiprocessors(device)
+    _WS((min(sms, cdiv(m, bm) * cdiv(n, bn)),),
+        a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc,
+        m, n, k, alpha, beta,
+        HAS_C=c is not None, A_K_MAJOR=a_km, B_K_MAJOR=b_km, SPLIT3=split3,
+        STAGES=cfg.num_stages, GROUP_M=cfg.group_m, NUM_SMS=sms, CONSUMER_REGS=WS_CONSUMER_REGS,
+        num_warps=4, maxnreg=WS_MAXNREG,
+    )  # fmt: skip
+
+
 def _launch_tma(
     a: torch.Tensor,
     b: torch.Tensor,
@@ -406,19 +475,15 @@ def _launch_tma(
     device: int | None,
 ) -> None:
     """``gemm_tma_kernel`` on 2-D operands, after the copies TMA and the tensor cores need."""
-    split3 = a.dtype == torch.float32 and precision == "tf32x3"
-    tf32 = a.dtype == torch.float32 and precision == "tf32"
     m, k = a.shape
     n = b.shape[1]
     bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
+    a_op, a_km, b_op, b_km, a_lo, b_lo = _tma_operands(a, b, precision)
+    a_desc, b_desc = _descriptor(a_op, a_km, bm, bk), _descriptor(b_op, b_km, bn, bk)
+    split3 = a_lo is not None
     if split3:
-        (a_op, a_lo), (b_op, b_lo) = _aligned_copy(a, split=True), _aligned_copy(b.T, split=True)
-        a_desc, b_desc = _descriptor(a_op, True, bm, bk), _descriptor(b_op, True, bn, bk)
         a_lo_desc, b_lo_desc = _descriptor(a_lo, True, bm, bk), _descriptor(b_lo, True, bn, bk)
-        a_km = b_km = True
     else:
-        (a_op, a_km), (b_op, b_km) = _tma_operand(a, tf32), _tma_operand(b.T, tf32)
-        a_desc, b_desc = _descriptor(a_op, a_km, bm, bk), _descriptor(b_op, b_km, bn, bk)
         a_lo_desc = b_lo_desc = None  # not read without SPLIT3 (and then not encoded at each launch)
     tiles = cdiv(m, bm) * cdiv(n, bn)
     sms = multiprocessors(device)

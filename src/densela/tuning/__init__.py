@@ -26,11 +26,13 @@ from densela._launch import GRAPHS, PLANS, cdiv
 class GemmConfig(NamedTuple):
     """How one product runs: the kernel, its tile shape, warps and pipeline depth.
 
-    ``kernel``: "tiles" (``gemm_tiles_kernel``: any strides, batches) or "tma" (``gemm_tma_kernel``:
-    persistent, operands through TMA descriptors; 2-D products). ``split_k``: K slices of the tiles kernel
-    summed by a second kernel (for products with too few output tiles to fill the GPU). ``flatten``: the
-    TMA kernel pipelines across output tiles. ``epilogue_split``: the TMA kernel stores each tile in this
-    many column slices (1, 2 or 4), so that its epilogue needs less shared memory.
+    ``kernel``: "tiles" (``gemm_tiles_kernel``: any strides, batches), "tma" (``gemm_tma_kernel``:
+    persistent, operands through TMA descriptors; 2-D products) or "ws" (``gemm_ws_kernel``: persistent and
+    warp-specialized, Gluon, Hopper only; ``num_warps`` is then that of each of its two consumer warp
+    groups, 4). ``split_k``: K slices of the tiles kernel summed in the same launch (for products with too
+    few output tiles to fill the GPU). ``flatten``: the TMA kernel pipelines across output tiles.
+    ``epilogue_split``: the TMA and warp-specialized kernels store each tile in this many column slices (1,
+    2 or 4), so that their epilogue needs less shared memory.
     """
 
     block_m: int
@@ -58,11 +60,13 @@ _GEMM_INTERPRET = GemmConfig(16, 16, 16, 4, 1, 1)
 # The tables below are the best of sweeps on an NVIDIA H200 and an H100 (scripts/gemm-explore.py, 2026-11-22
 # and 2026-11-23; records in bench-results/). `densela tune` replaces them per shape bucket.
 _GEMM_LARGE = {
-    # m * n >= LARGE_MN: 2-D products of 16-bit and TF32 operands through the persistent TMA kernel
-    "16-bit": GemmConfig(128, 256, 64, 8, 8, 3, "tma"),
+    # m * n >= LARGE_MN: 2-D products of 16-bit and TF32 operands through the warp-specialized kernel (H100,
+    # scripts/ws-explore.py, 2026-11-23: bfloat16 1.02-1.06 of cuBLAS at 4096^3 and 8192^3 where the TMA
+    # kernel gave 0.95-1.02 in the same runs; 3xTF32 2.1 of SGEMM at 8192^3)
+    "16-bit": GemmConfig(128, 256, 64, 16, 4, 3, "ws"),
     "ieee": GemmConfig(64, 128, 32, 8, 4, 4),
-    "tf32": GemmConfig(128, 256, 32, 8, 8, 3, "tma", epilogue_split=2),
-    "tf32x3": GemmConfig(128, 128, 32, 8, 8, 3, "tma", epilogue_split=2),
+    "tf32": GemmConfig(128, 256, 32, 8, 4, 4, "ws", epilogue_split=4),
+    "tf32x3": GemmConfig(128, 128, 32, 8, 4, 3, "ws", epilogue_split=2),
     "float64": GemmConfig(64, 128, 16, 8, 4, 3),
 }
 _GEMM_MEDIUM = {
@@ -181,6 +185,26 @@ def _pipeline_bytes(cfg: GemmConfig, itemsize: int) -> int:
     return (cfg.block_m + cfg.block_n) * cfg.block_k * itemsize * cfg.num_stages
 
 
+@functools.cache
+def warp_specialized(device: int | None) -> bool:
+    """Whether ``gemm_ws_kernel`` runs on CUDA device ``device``: Hopper (sm_90, wgmma), not the interpreter."""
+    return not INTERPRET and device is not None and torch.cuda.get_device_capability(device) == (9, 0)
+
+
+def without_warp_specialization(cfg: GemmConfig) -> GemmConfig:
+    """The persistent TMA kernel with the tiles, stages and epilogue of the warp-specialized ``cfg`` (eight warps
+    for tiles of 128 x 128 or more, as in its own tables): for GPUs other than Hopper, the interpreter, and
+    products the warp-specialized kernel does not take. Other configurations unchanged.
+
+    Example:
+        >>> without_warp_specialization(GemmConfig(128, 256, 64, 8, 4, 3, "ws")).kernel
+        'tma'
+    """
+    if cfg.kernel != "ws":
+        return cfg
+    return cfg._replace(kernel="tma", num_warps=8 if cfg.block_m * cfg.block_n >= 128 * 128 else 4)
+
+
 def _fitted(cfg: GemmConfig, itemsize: int, device: int | None) -> GemmConfig:
     """``cfg`` within ``device``'s shared memory: no more pipeline stages than fit beside the output tile, which
     the tiles kernel's epilogue also stages there, and no split along K whose partial-sum tile (float32, or
@@ -266,8 +290,10 @@ def gemm_config(
             _CHOSEN.clear()
         arith = arithmetic(dtype, precision)
         cfg = tuned(device).get(arith, {}).get(bucket(m, n, k, batch))
-        if cfg is None or (cfg.kernel == "tma" and not tma):
+        if cfg is None or (cfg.kernel != "tiles" and not tma):
             cfg = choose_gemm_config(m, n, k, dtype, precision, batch=batch, device=device, tma=tma)
+        elif not warp_specialized(device):
+            cfg = without_warp_specialization(cfg)
         _CHOSEN[key] = cfg
     return cfg
 
@@ -320,7 +346,9 @@ def _table_choice(
         return _GEMM_THIN_K_IEEE if arith == "ieee" else _GEMM_THIN_K
     if mn >= LARGE_MN:
         large = _GEMM_LARGE[arith]
-        if large.kernel == "tma" and (batch > 1 or mn * k < TMA_MIN_WORK or not tma):
+        if not warp_specialized(device):
+            large = without_warp_specialization(large)
+        if large.kernel != "tiles" and (batch > 1 or mn * k < TMA_MIN_WORK or not tma):
             large = _GEMM_MEDIUM[arith]
         if device is None or _pipeline_bytes(large, dtype.itemsize) <= shared_memory(device):
             return _balanced(large, m, n, k, batch, device)

@@ -33,6 +33,7 @@ from densela.tuning import (
     clear_cache,
     multiprocessors,
     tuned_path,
+    warp_specialized,
 )
 
 C = GemmConfig
@@ -42,20 +43,28 @@ def _tma(*args: Any, **kw: Any) -> GemmConfig:
     return GemmConfig(*args, kernel="tma", **kw)
 
 
+def _ws(*args: Any, **kw: Any) -> GemmConfig:
+    return GemmConfig(*args, kernel="ws", **kw)
+
+
 LARGE_CANDIDATES: dict[str, list[GemmConfig]] = {
-    "16-bit": [_tma(128, 256, 64, 8, 8, 3), _tma(128, 256, 64, 8, 8, 4, epilogue_split=2),
+    "16-bit": [_ws(128, 256, 64, 16, 4, 3), _ws(128, 256, 64, 8, 4, 3), _ws(128, 256, 64, 8, 4, 4, epilogue_split=2),
+               _tma(128, 256, 64, 8, 8, 3), _tma(128, 256, 64, 8, 8, 4, epilogue_split=2),
                _tma(128, 256, 64, 16, 8, 3), _tma(128, 256, 64, 8, 8, 3, flatten=False),
                _tma(128, 128, 64, 8, 4, 4), C(128, 256, 64, 8, 8, 4), C(128, 256, 64, 8, 8, 3)],
-    "tf32": [_tma(128, 256, 32, 8, 8, 3, epilogue_split=2), _tma(128, 256, 32, 8, 8, 4, epilogue_split=4),
+    "tf32": [_ws(128, 256, 32, 8, 4, 4, epilogue_split=4), _ws(128, 256, 32, 8, 4, 3, epilogue_split=2),
+             _tma(128, 256, 32, 8, 8, 3, epilogue_split=2), _tma(128, 256, 32, 8, 8, 4, epilogue_split=4),
              _tma(128, 256, 32, 8, 8, 3, flatten=False, epilogue_split=2),
              _tma(256, 128, 32, 8, 8, 3, epilogue_split=2), _tma(128, 128, 32, 8, 4, 4)],
-    "tf32x3": [_tma(128, 128, 32, 8, 8, 3, epilogue_split=2), _tma(128, 256, 16, 8, 8, 3, epilogue_split=4),
+    "tf32x3": [_ws(128, 128, 32, 8, 4, 3, epilogue_split=2), _ws(128, 128, 16, 8, 4, 6, epilogue_split=2),
+               _tma(128, 128, 32, 8, 8, 3, epilogue_split=2), _tma(128, 256, 16, 8, 8, 3, epilogue_split=4),
                _tma(128, 256, 32, 8, 8, 2, epilogue_split=4), _tma(128, 128, 16, 8, 8, 4, epilogue_split=2),
                C(128, 128, 64, 8, 8, 2)],
     "ieee": [C(64, 128, 32, 8, 4, 4), C(128, 128, 32, 8, 8, 3), C(128, 64, 32, 8, 4, 4), C(64, 128, 32, 8, 4, 3)],
     "float64": [C(64, 128, 16, 8, 4, 3), C(128, 64, 16, 8, 4, 3), C(64, 128, 16, 8, 4, 4), C(64, 64, 32, 8, 4, 3)],
 }  # fmt: skip
-"""Candidates for m * n >= LARGE_MN, from the sweeps at 4096^3 and 8192^3 (scripts/gemm-explore.py)."""
+"""Candidates for m * n >= LARGE_MN, from the sweeps at 4096^3 and 8192^3 (scripts/gemm-explore.py and, for the
+warp-specialized kernel on Hopper, scripts/ws-explore.py)."""
 
 TILE_CANDIDATES: dict[int, list[GemmConfig]] = {
     2: [C(64, 64, 64, 8, 4, 3), C(64, 128, 64, 8, 4, 3), C(128, 128, 64, 8, 8, 3), C(128, 256, 64, 8, 8, 3),
@@ -94,7 +103,10 @@ def candidates(m: int, n: int, k: int, dtype: torch.dtype, precision: str | None
     if k <= THIN_K and mn >= SMALL_MN:
         found += THIN_K_CANDIDATES
     elif mn >= LARGE_MN:
-        found += [c for c in LARGE_CANDIDATES[arith] if batch == 1 or c.kernel == "tiles"]
+        runs = {"tiles"} | ({"tma", "ws"} if batch == 1 else set())
+        if not warp_specialized(device):
+            runs.discard("ws")
+        found += [c for c in LARGE_CANDIDATES[arith] if c.kernel in runs]
         if batch > 1:  # batches run on the tiles kernel
             found += TILE_CANDIDATES[dtype.itemsize]
     else:

@@ -1,0 +1,305 @@
+"""Warp-specialized Hopper GEMM written in Gluon (Triton's explicit-layout dialect).
+
+``gemm_ws_kernel`` is a persistent kernel for 16-bit and TF32 (also 3xTF32) products on sm_90: one program
+per SM walks the output tiles in grouped order; inside a program three partitions run concurrently:
+
+- a producer warp issues the TMA loads of the A and B tiles into a ring of ``STAGES`` shared-memory
+  buffers and never touches registers beyond a few counters;
+- two consumer warp groups each own one half (``BLOCK_M / 2`` rows) of the output tile: they wait for a
+  stage, issue the wgmma on it asynchronously, and release the stage before (one wgmma behind) as soon as
+  wgmma has finished reading it; after the K loop each writes its half through shared memory, in
+  ``EPI_SPLIT`` column slices, with TMA stores that complete while the next tile's products run.
+
+Triton's automatic warp specialization builds the same structure but hung on the H100 with Triton 3.6
+(bench-results/nvidia-h100/2026-11-23-warp-specialize); here the partitions and their mbarriers are
+written out by hand. Stages are handed over by mbarriers: ``ready[s]`` completes when both TMA loads
+of stage s have landed (transaction count), ``empty[s]`` when both consumer groups have released it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+from typing import Any
+
+import torch
+import triton
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.hopper import (
+    fence_async_shared,
+    mbarrier,
+    tma,
+    warpgroup_mma,
+    warpgroup_mma_wait,
+)
+from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+from triton.runtime.jit import constexpr_function
+
+WS_MAXNREG = 168
+"""Registers per thread at launch: twelve warps (two consumer groups, the producer's group) fill the 64 Ki."""
+WS_CONSUMER_REGS = 232
+"""Registers per consumer thread once the producer's group has given its own back (it keeps 40): a 64 x 256
+float32 accumulator takes 128."""
+
+_GL_DTYPES = {torch.float16: gl.float16, torch.bfloat16: gl.bfloat16, torch.float32: gl.float32}
+
+
+def ws_descriptor(view: torch.Tensor, k_major: bool, rows_block: int, k_block: int) -> TensorDescriptor:
+    """A TMA descriptor over the 2-D ``view`` (rows x K when ``k_major``, else K x rows) in the shared-memory
+    layout wgmma reads, with tiles of the block shape."""
+    block = [rows_block, k_block] if k_major else [k_block, rows_block]
+    layout = gl.NVMMASharedLayout.get_default_for(block, _GL_DTYPES[view.dtype])
+    return TensorDescriptor(view, list(view.shape), [view.stride(0), 1], block, layout)
+
+
+@constexpr_function
+def _block_rows_and_k(shape, k_major):
+    """(rows, K) of an operand's block shape: [rows, K] when K-major, else [K, rows]."""
+    return (shape[0], shape[1]) if k_major else (shape[1], shape[0])
+
+
+@gluon.jit
+def _tile_origin(tile, M, N, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, GROUP_M: gl.constexpr):
+    """First row and column of output tile number ``tile`` in grouped order (GROUP_M tile rows)."""
+    num_m = gl.cdiv(M, BLOCK_M)
+    num_n = gl.cdiv(N, BLOCK_N)
+    group_size = GROUP_M * num_n
+    first_m = (tile // group_size) * GROUP_M
+    rows_in_group = gl.minimum(num_m - first_m, GROUP_M)
+    pid_m = first_m + (tile % group_size) % rows_in_group
+    pid_n = (tile % group_size) // rows_in_group
+    return pid_m * BLOCK_M, pid_n * BLOCK_N
+
+
+@gluon.jit
+def _producer(
+    a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, lo_bufs, c_bufs, ready, empty, c_bars,
+    M, N, K, alpha, beta,
+    HAS_C: gl.constexpr, A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr,
+    GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr, GROUP: gl.constexpr,
+):  # fmt: skip
+    """Loads the operand tiles of every K step of every tile of this program, STAGES steps ahead."""
+    BLOCK_M: gl.constexpr = 2 * c_bufs.type.shape[1]
+    BLOCK_N: gl.constexpr = _block_rows_and_k(b_desc.block_type.shape, B_K_MAJOR)[0]
+    BLOCK_K: gl.constexpr = _block_rows_and_k(a_desc.block_type.shape, A_K_MAJOR)[1]
+    STAGES: gl.constexpr = a_bufs.type.shape[0]
+    nbytes: gl.constexpr = a_desc.block_type.nbytes + b_desc.block_type.nbytes
+    num_tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
+    k_tiles = gl.cdiv(K, BLOCK_K)
+    step = 0
+    for tile in range(gl.program_id(0), num_tiles, NUM_SMS):
+        row0, col0 = _tile_origin(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        for kk in range(k_tiles):
+            s = step % STAGES
+            # A fresh mbarrier counts as having completed the phase before phase 0.
+            mbarrier.wait(empty.index(s), ((step // STAGES) & 1) ^ 1)
+            bar = ready.index(s)
+            k0 = kk * BLOCK_K
+            if SPLIT3:  # both operands K-major; the remainders in the second half of lo_bufs
+                mbarrier.expect(bar, 2 * nbytes)
+                tma.async_copy_global_to_shared(a_lo_desc, [row0, k0], bar, lo_bufs.index(2 * s))
+                tma.async_copy_global_to_shared(b_lo_desc, [col0, k0], bar, lo_bufs.index(2 * s + 1))
+            else:
+                mbarrier.expect(bar, nbytes)
+            if A_K_MAJOR:
+                tma.async_copy_global_to_shared(a_desc, [row0, k0], bar, a_bufs.index(s))
+            else:
+                tma.async_copy_global_to_shared(a_desc, [k0, row0], bar, a_bufs.index(s))
+            if B_K_MAJOR:
+                tma.async_copy_global_to_shared(b_desc, [col0, k0], bar, b_bufs.index(s))
+            else:
+                tma.async_copy_global_to_shared(b_desc, [k0, col0], bar, b_bufs.index(s))
+            step += 1
+
+
+@gluon.jit
+def _column_slices(x, PARTS: gl.constexpr):
+    """The tile ``x`` cut into PARTS column slices of equal width, left to right (PARTS a power of two)."""
+    xs = (x,)
+    for _ in gl.static_range(PARTS.bit_length() - 1):
+        halves = ()
+        for j in gl.static_range(len(xs)):
+            y = xs[j]
+            halves += y.reshape(y.shape[0], 2, y.shape[1] // 2).permute(0, 2, 1).split()
+        xs = halves
+    return xs
+
+
+@gluon.jit
+def _consumer(
+    a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, lo_bufs, c_bufs, ready, empty, c_bars,
+    M, N, K, alpha, beta,
+    HAS_C: gl.constexpr, A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr,
+    GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr, GROUP: gl.constexpr,
+):  # fmt: skip
+    """Consumer warp group GROUP: rows GROUP * HALF_M .. of each tile.
+
+    Without SPLIT3 each step's wgmma accumulates into the tile's sum and runs while the next stage is
+    awaited. With SPLIT3 a step's three TF32 products a_lo b + a b_lo + a b start from zero and their sum is
+    added to the tile's in float32 (wgmma's own accumulation over a long K chain is less precise).
+    """
+    HALF_M: gl.constexpr = c_bufs.type.shape[1]
+    EPI_N: gl.constexpr = c_bufs.type.shape[2]
+    BLOCK_M: gl.constexpr = 2 * HALF_M
+    BLOCK_N: gl.constexpr = _block_rows_and_k(b_desc.block_type.shape, B_K_MAJOR)[0]
+    BLOCK_K: gl.constexpr = _block_rows_and_k(a_desc.block_type.shape, A_K_MAJOR)[1]
+    STAGES: gl.constexpr = a_bufs.type.shape[0]
+    INSTR_K: gl.constexpr = 256 // a_desc.dtype.primitive_bitwidth
+    gl.static_assert(BLOCK_N <= 256, "one wgmma instruction spans the tile's columns")
+    layout: gl.constexpr = gl.NVMMADistributedLayout(
+        version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, BLOCK_N, INSTR_K]
+    )
+    c_smem = c_bufs.index(GROUP)
+    c_bar = c_bars.index(GROUP)
+    num_tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
+    k_tiles = gl.cdiv(K, BLOCK_K)
+    step = 0
+    c_phase = 0
+    for tile in range(gl.program_id(0), num_tiles, NUM_SMS):
+        row0, col0 = _tile_origin(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        acc = gl.zeros([HALF_M, BLOCK_N], gl.float32, layout)
+        for kk in range(k_tiles):
+            s = step % STAGES
+            mbarrier.wait(ready.index(s), (step // STAGES) & 1)
+            if A_K_MAJOR:
+                a = a_bufs.index(s).slice(GROUP * HALF_M, HALF_M, dim=0)
+            else:
+                a = a_bufs.index(s).slice(GROUP * HALF_M, HALF_M, dim=1).permute((1, 0))
+            if B_K_MAJOR:
+                b = b_bufs.index(s).permute((1, 0))
+            else:
+                b = b_bufs.index(s)
+            if SPLIT3:
+                a_lo = lo_bufs.index(2 * s).slice(GROUP * HALF_M, HALF_M, dim=0)
+                b_lo = lo_bufs.index(2 * s + 1).permute((1, 0))
+                part = warpgroup_mma(a_lo, b, acc, use_acc=False, is_async=True)
+                part = warpgroup_mma(a, b_lo, part, is_async=True)
+                part = warpgroup_mma(a, b, part, is_async=True)
+                part = warpgroup_mma_wait(num_outstanding=0, deps=(part,))
+                mbarrier.arrive(empty.index(s), count=1)
+                acc += part
+            else:
+                acc = warpgroup_mma(a, b, acc, is_async=True)
+                # At most this step's wgmma is still running: the previous step's stage is free.
+                acc = warpgroup_mma_wait(num_outstanding=1, deps=(acc,))
+                mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES), count=1, pred=kk > 0)
+            step += 1
+        if not SPLIT3:
+            acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
+            mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES), count=1)  # K > 0
+        row = row0 + GROUP * HALF_M
+        parts = _column_slices(acc, BLOCK_N // EPI_N)
+        for j in gl.static_range(len(parts)):
+            part = parts[j] * alpha
+            tma.store_wait(pendings=0)  # the previous store has read c_smem
+            if HAS_C:
+                mbarrier.expect(c_bar, c_desc.block_type.nbytes)
+                tma.async_copy_global_to_shared(c_desc, [row, col0 + j * EPI_N], c_bar, c_smem)
+                mbarrier.wait(c_bar, c_phase)
+                c_phase ^= 1
+                part += beta * c_smem.load(part.type.layout).to(gl.float32)
+                gl.thread_barrier()  # every thread has read C before any overwrites it
+            c_smem.store(part.to(out_desc.dtype))
+            fence_async_shared()
+            tma.async_copy_shared_to_global(out_desc, [row, col0 + j * EPI_N], c_smem)
+    tma.store_wait(pendings=0)
+
+
+@gluon.jit
+def gemm_ws_kernel(
+    a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, M, N, K, alpha, beta,
+    HAS_C: gl.constexpr, A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr,
+    STAGES: gl.constexpr, GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr, CONSUMER_REGS: gl.constexpr,
+):  # fmt: skip
+    """``out = alpha * A @ B + beta * C`` on Hopper; see the module docstring.
+
+    ``a_desc`` reads A as [M, K] tiles (``A_K_MAJOR``) or [K, M]; ``b_desc`` B as [N, K] (``B_K_MAJOR``) or
+    [K, N]; with ``SPLIT3`` (float32, both K-major) ``a_desc``/``b_desc`` hold the operands and
+    ``a_lo_desc``/``b_lo_desc`` their TF32 remainders (otherwise not read). ``out_desc`` writes and
+    ``c_desc`` reads (``HAS_C``) [BLOCK_M / 2, EPI_N] slices. Launch with ``num_warps=4`` (the first
+    consumer group) and ``maxnreg`` such that the twelve warps fit the register file.
+    """
+    a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES] + a_desc.block_type.shape, a_desc.layout)
+    b_bufs = gl.allocate_shared_memory(b_desc.dtype, [STAGES] + b_desc.block_type.shape, b_desc.layout)
+    if SPLIT3:
+        gl.static_assert(a_desc.block_type.shape == b_desc.block_type.shape, "3xTF32 needs square K-major tiles")
+        lo_bufs = gl.allocate_shared_memory(a_desc.dtype, [2 * STAGES] + a_desc.block_type.shape, a_desc.layout)
+    else:
+        lo_bufs = gl.allocate_shared_memory(a_desc.dtype, [2, 8, 8], a_desc.layout)  # not read
+    c_bufs = gl.allocate_shared_memory(out_desc.dtype, [2] + out_desc.block_type.shape, out_desc.layout)
+    ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    c_bars = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
+    for s in gl.static_range(STAGES):
+        mbarrier.init(ready.index(s), count=1)
+        mbarrier.init(empty.index(s), count=2)  # one arrival per consumer group
+    for g in gl.static_range(2):
+        mbarrier.init(c_bars.index(g), count=1)
+    FIRST: gl.constexpr = 0
+    SECOND: gl.constexpr = 1
+    # (the argument tuples are spelled out: a tuple built in a variable loses its constexprs)
+    gl.warp_specialize(
+        [
+            (_consumer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, lo_bufs, c_bufs,
+                         ready, empty, c_bars, M, N, K, alpha, beta,
+                         HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, GROUP_M, NUM_SMS, FIRST)),
+            (_consumer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, lo_bufs, c_bufs,
+                         ready, empty, c_bars, M, N, K, alpha, beta,
+                         HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, GROUP_M, NUM_SMS, SECOND)),
+            (_producer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, lo_bufs, c_bufs,
+                         ready, empty, c_bars, M, N, K, alpha, beta,
+                         HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, GROUP_M, NUM_SMS, SECOND)),
+        ],
+        [4, 1],
+        [CONSUMER_REGS, 40],
+    )  # fmt: skip
+
+
+def compile_sm90(
+    dtype: torch.dtype, cfg: Any, a_k_major: bool, b_k_major: bool, split3: bool, has_c: bool = False
+) -> dict:
+    """Compiles ``gemm_ws_kernel`` for sm_90a without a GPU (Triton ships ptxas) for ``cfg`` (a ``GemmConfig``):
+    {"shared": bytes, "spill_bytes": stores + loads, "registers": per thread at launch}.
+
+    Example:
+        >>> from densela.tuning import GemmConfig
+        >>> info = compile_sm90(torch.bfloat16, GemmConfig(128, 256, 64, 8, 4, 3, "ws"), True, False, False)
+        >>> info["spill_bytes"], info["shared"] <= 227 * 1024
+        (0, True)
+    """
+    from triton.backends.compiler import GPUTarget
+    from triton.experimental.gluon._runtime import GluonASTSource
+    from triton.runtime.jit import mangle_type
+
+    x = torch.empty(256, 256, dtype=dtype)
+    a_desc = ws_descriptor(x, a_k_major, cfg.block_m, cfg.block_k)
+    b_desc = ws_descriptor(x, b_k_major, cfg.block_n, cfg.block_k)
+    out_desc = ws_descriptor(x, True, cfg.block_m // 2, cfg.block_n // cfg.epilogue_split)
+    values = [a_desc, b_desc, a_desc, b_desc, out_desc, out_desc, 8192, 8192, 8192, 1.0, 0.5, has_c, a_k_major,
+              b_k_major, split3, cfg.num_stages, cfg.group_m, 132, WS_CONSUMER_REGS]  # fmt: skip
+    signature, constexprs = {}, {}
+    for i, (name, value) in enumerate(zip(gemm_ws_kernel.arg_names, values)):
+        if gemm_ws_kernel.params[i].is_constexpr:
+            signature[name] = "constexpr"
+            constexprs[(i,)] = value
+        else:
+            signature[name] = mangle_type(value)
+    src = GluonASTSource(gemm_ws_kernel, signature, constexprs)
+    kernel = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": 4, "maxnreg": WS_MAXNREG})
+    ptxas = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "ptxas")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "kernel.ptx")
+        with open(path, "w") as f:
+            f.write(kernel.asm["ptx"])
+        report = subprocess.run([ptxas, "-arch=sm_90a", "-v", path, "-o", path + ".o"],
+                                capture_output=True, text=True, check=True).stderr  # fmt: skip
+    spills = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", report)
+    registers = re.search(r"Used (\d+) registers", report)
+    return {
+        "shared": kernel.metadata.shared,
+        "spill_bytes": int(spills.group(1)) + int(spills.group(2)),
+        "registers": int(registers.group(1)),
+    }
