@@ -29,21 +29,21 @@ class Cfg:
     group_m: int = 8
     layout: str = "nn"  # A and B memory order: n = row-major (A K-major, B N-major), t = transposed view
     epi_n: int = 0  # columns per epilogue slice (0: the whole tile)
+    pingpong: bool = False
     dtype: str = "bfloat16"
     precision: str = "tf32"  # float32 only: "tf32" or "tf32x3"
 
 
 CONFIGS = [
     Cfg(),
-    Cfg(stages=4, epi_n=64),
-    Cfg(stages=4, epi_n=128),
-    Cfg(block_k=32, stages=6),
     Cfg(group_m=16),
-    Cfg(dtype="float16"),
+    Cfg(block_n=128, pingpong=True, stages=4),
+    Cfg(block_n=128, pingpong=True, stages=5, epi_n=64),
+    Cfg(block_n=128, block_k=128, pingpong=True, stages=2),
+    Cfg(block_n=128, pingpong=True, stages=4, group_m=16),
     Cfg(dtype="float32", block_k=32, stages=4, epi_n=64, layout="nt"),
-    Cfg(dtype="float32", block_k=32, stages=3, epi_n=128, layout="nt"),
-    Cfg(dtype="float32", precision="tf32x3", block_n=128, block_k=32, stages=3, epi_n=64, layout="nt"),
-    Cfg(dtype="float32", precision="tf32x3", block_n=128, block_k=16, stages=6, epi_n=64, layout="nt"),
+    Cfg(dtype="float32", block_n=128, block_k=32, pingpong=True, stages=4, epi_n=64, layout="nt"),
+    Cfg(dtype="float32", precision="tf32x3", block_n=128, block_k=32, stages=3, epi_n=64, layout="nn"),
 ]
 
 
@@ -52,7 +52,8 @@ def gemm_cfg(cfg: Cfg):
     from densela.tuning import GemmConfig
 
     split = cfg.block_n // cfg.epi_n if cfg.epi_n else 1
-    return GemmConfig(cfg.block_m, cfg.block_n, cfg.block_k, cfg.group_m, 4, cfg.stages, "ws", epilogue_split=split)
+    return GemmConfig(cfg.block_m, cfg.block_n, cfg.block_k, cfg.group_m, 4, cfg.stages, "ws", epilogue_split=split,
+                      pingpong=cfg.pingpong)  # fmt: skip
 
 
 def launch(a, b, out, cfg: Cfg) -> None:
@@ -172,7 +173,8 @@ def main(argv: list[str]) -> None:
         c = r["cfg"]
         precision = c["precision"] if c["dtype"] == "float32" else ""
         tile = f"{c['block_m']}x{c['block_n']}x{c['block_k']}"
-        name = f"{c['dtype']} {precision} {c['layout']} {tile} s{c['stages']} e{c['epi_n']} g{c['group_m']}"
+        kind = "pp" if c["pingpong"] else "coop"
+        name = f"{c['dtype']} {precision} {c['layout']} {tile} s{c['stages']} e{c['epi_n']} g{c['group_m']} {kind}"
         if "status" in r:
             print(f"{name:58} {r['status']}")
         else:

@@ -451,8 +451,9 @@ def _launch_ws(
         a_lo_desc, b_lo_desc = ws_descriptor(a_lo, True, bm, bk), ws_descriptor(b_lo, True, bn, bk)
     else:
         a_lo_desc, b_lo_desc = a_desc, b_desc  # not read
-    out_desc = ws_descriptor(out, True, bm // 2, bn // cfg.epilogue_split)
-    c_desc = out_desc if c is None else ws_descriptor(c, True, bm // 2, bn // cfg.epilogue_split)
+    rows = bm if cfg.pingpong else bm // 2  # of a tile, per consumer group
+    out_desc = ws_descriptor(out, True, rows, bn // cfg.epilogue_split)
+    c_desc = out_desc if c is None else ws_descriptor(c, True, rows, bn // cfg.epilogue_split)
     sms = multiprocessors(device)
     _WS((min(sms, cdiv(m, bm) * cdiv(n, bn)),),
         a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc,

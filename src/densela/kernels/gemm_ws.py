@@ -5,15 +5,18 @@ per SM walks the output tiles in grouped order; inside a program three partition
 
 - a producer warp issues the TMA loads of the A and B tiles into a ring of ``STAGES`` shared-memory
   buffers and never touches registers beyond a few counters;
-- two consumer warp groups each own one half (``BLOCK_M / 2`` rows) of the output tile: they wait for a
-  stage, issue the wgmma on it asynchronously, and release the stage before (one wgmma behind) as soon as
-  wgmma has finished reading it; after the K loop each writes its half through shared memory, in
-  ``EPI_SPLIT`` column slices, with TMA stores that complete while the next tile's products run.
+- two consumer warp groups wait for a stage, issue the wgmma on it asynchronously, and release the stage
+  before (one wgmma behind) as soon as wgmma has finished reading it; after the K loop each writes its
+  result through shared memory, in column slices, with TMA stores that complete while the next tile's
+  products run. Cooperative: each group owns one half (``BLOCK_M / 2`` rows) of every tile. Ping-pong:
+  each group owns every other tile whole; since the stages arrive in tile order, one group's K loop runs
+  while the other stores its tile (the schedule of CUTLASS's ping-pong kernels).
 
 Triton's automatic warp specialization builds the same structure but hung on the H100 with Triton 3.6
 (bench-results/nvidia-h100/2026-11-23-warp-specialize); here the partitions and their mbarriers are
 written out by hand. Stages are handed over by mbarriers: ``ready[s]`` completes when both TMA loads
-of stage s have landed (transaction count), ``empty[s]`` when both consumer groups have released it.
+of stage s have landed (transaction count), ``empty[s]`` when the consumer groups of its tile have
+released it.
 """
 
 from __future__ import annotations
@@ -82,7 +85,7 @@ def _producer(
     GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr, GROUP: gl.constexpr,
 ):  # fmt: skip
     """Loads the operand tiles of every K step of every tile of this program, STAGES steps ahead."""
-    BLOCK_M: gl.constexpr = 2 * c_bufs.type.shape[1]
+    BLOCK_M: gl.constexpr = _block_rows_and_k(a_desc.block_type.shape, A_K_MAJOR)[0]
     BLOCK_N: gl.constexpr = _block_rows_and_k(b_desc.block_type.shape, B_K_MAJOR)[0]
     BLOCK_K: gl.constexpr = _block_rows_and_k(a_desc.block_type.shape, A_K_MAJOR)[1]
     STAGES: gl.constexpr = a_bufs.type.shape[0]
@@ -135,15 +138,20 @@ def _consumer(
     HAS_C: gl.constexpr, A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr,
     GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr, GROUP: gl.constexpr,
 ):  # fmt: skip
-    """Consumer warp group GROUP: rows GROUP * HALF_M .. of each tile.
+    """Consumer warp group GROUP: cooperative (``out_desc`` rows half the tile's), rows GROUP * BLOCK_M / 2 ..
+    of every tile of this program; ping-pong (``out_desc`` rows the tile's), every other tile of this
+    program, whole. The stages arrive in tile order, so in ping-pong one group's K loop runs while the
+    other finishes its tile and stores it, and the tensor cores never wait for an epilogue.
 
     Without SPLIT3 each step's wgmma accumulates into the tile's sum and runs while the next stage is
     awaited. With SPLIT3 a step's three TF32 products a_lo b + a b_lo + a b start from zero and their sum is
     added to the tile's in float32 (wgmma's own accumulation over a long K chain is less precise).
     """
-    HALF_M: gl.constexpr = c_bufs.type.shape[1]
+    ROWS: gl.constexpr = c_bufs.type.shape[1]
     EPI_N: gl.constexpr = c_bufs.type.shape[2]
-    BLOCK_M: gl.constexpr = 2 * HALF_M
+    BLOCK_M: gl.constexpr = _block_rows_and_k(a_desc.block_type.shape, A_K_MAJOR)[0]
+    PER_TILE: gl.constexpr = BLOCK_M // ROWS  # consumer groups per tile: 2 cooperative, 1 ping-pong
+    FIRST_ROW: gl.constexpr = (GROUP * ROWS) % BLOCK_M
     BLOCK_N: gl.constexpr = _block_rows_and_k(b_desc.block_type.shape, B_K_MAJOR)[0]
     BLOCK_K: gl.constexpr = _block_rows_and_k(a_desc.block_type.shape, A_K_MAJOR)[1]
     STAGES: gl.constexpr = a_bufs.type.shape[0]
@@ -156,24 +164,25 @@ def _consumer(
     c_bar = c_bars.index(GROUP)
     num_tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
     k_tiles = gl.cdiv(K, BLOCK_K)
-    step = 0
     c_phase = 0
-    for tile in range(gl.program_id(0), num_tiles, NUM_SMS):
+    first = gl.program_id(0) + (2 - PER_TILE) * GROUP * NUM_SMS
+    for tile in range(first, num_tiles, (3 - PER_TILE) * NUM_SMS):
         row0, col0 = _tile_origin(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
-        acc = gl.zeros([HALF_M, BLOCK_N], gl.float32, layout)
+        acc = gl.zeros([ROWS, BLOCK_N], gl.float32, layout)
+        step = (tile - gl.program_id(0)) // NUM_SMS * k_tiles  # the producer's count of this tile's first stage
         for kk in range(k_tiles):
             s = step % STAGES
             mbarrier.wait(ready.index(s), (step // STAGES) & 1)
             if A_K_MAJOR:
-                a = a_bufs.index(s).slice(GROUP * HALF_M, HALF_M, dim=0)
+                a = a_bufs.index(s).slice(FIRST_ROW, ROWS, dim=0)
             else:
-                a = a_bufs.index(s).slice(GROUP * HALF_M, HALF_M, dim=1).permute((1, 0))
+                a = a_bufs.index(s).slice(FIRST_ROW, ROWS, dim=1).permute((1, 0))
             if B_K_MAJOR:
                 b = b_bufs.index(s).permute((1, 0))
             else:
                 b = b_bufs.index(s)
             if SPLIT3:
-                a_lo = lo_bufs.index(2 * s).slice(GROUP * HALF_M, HALF_M, dim=0)
+                a_lo = lo_bufs.index(2 * s).slice(FIRST_ROW, ROWS, dim=0)
                 b_lo = lo_bufs.index(2 * s + 1).permute((1, 0))
                 part = warpgroup_mma(a_lo, b, acc, use_acc=False, is_async=True)
                 part = warpgroup_mma(a, b_lo, part, is_async=True)
@@ -190,7 +199,7 @@ def _consumer(
         if not SPLIT3:
             acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
             mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES), count=1)  # K > 0
-        row = row0 + GROUP * HALF_M
+        row = row0 + FIRST_ROW
         parts = _column_slices(acc, BLOCK_N // EPI_N)
         for j in gl.static_range(len(parts)):
             part = parts[j] * alpha
@@ -219,7 +228,8 @@ def gemm_ws_kernel(
     ``a_desc`` reads A as [M, K] tiles (``A_K_MAJOR``) or [K, M]; ``b_desc`` B as [N, K] (``B_K_MAJOR``) or
     [K, N]; with ``SPLIT3`` (float32, both K-major) ``a_desc``/``b_desc`` hold the operands and
     ``a_lo_desc``/``b_lo_desc`` their TF32 remainders (otherwise not read). ``out_desc`` writes and
-    ``c_desc`` reads (``HAS_C``) [BLOCK_M / 2, EPI_N] slices. Launch with ``num_warps=4`` (the first
+    ``c_desc`` reads (``HAS_C``) [BLOCK_M / 2, EPI_N] slices (the consumer groups share each tile) or
+    [BLOCK_M, EPI_N] slices (ping-pong: each group takes every other tile). Launch with ``num_warps=4`` (the first
     consumer group) and ``maxnreg`` such that the twelve warps fit the register file.
     """
     a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES] + a_desc.block_type.shape, a_desc.layout)
@@ -230,12 +240,14 @@ def gemm_ws_kernel(
     else:
         lo_bufs = gl.allocate_shared_memory(a_desc.dtype, [2, 8, 8], a_desc.layout)  # not read
     c_bufs = gl.allocate_shared_memory(out_desc.dtype, [2] + out_desc.block_type.shape, out_desc.layout)
+    PER_TILE: gl.constexpr = _block_rows_and_k(a_desc.block_type.shape, A_K_MAJOR)[0] // out_desc.block_type.shape[0]
     ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     c_bars = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
     for s in gl.static_range(STAGES):
         mbarrier.init(ready.index(s), count=1)
-        mbarrier.init(empty.index(s), count=2)  # one arrival per consumer group
+        # one arrival per consumer group of the stage's tile
+        mbarrier.init(empty.index(s), count=PER_TILE)
     for g in gl.static_range(2):
         mbarrier.init(c_bars.index(g), count=1)
     FIRST: gl.constexpr = 0
@@ -277,7 +289,8 @@ def compile_sm90(
     x = torch.empty(256, 256, dtype=dtype)
     a_desc = ws_descriptor(x, a_k_major, cfg.block_m, cfg.block_k)
     b_desc = ws_descriptor(x, b_k_major, cfg.block_n, cfg.block_k)
-    out_desc = ws_descriptor(x, True, cfg.block_m // 2, cfg.block_n // cfg.epilogue_split)
+    rows = cfg.block_m if cfg.pingpong else cfg.block_m // 2
+    out_desc = ws_descriptor(x, True, rows, cfg.block_n // cfg.epilogue_split)
     values = [a_desc, b_desc, a_desc, b_desc, out_desc, out_desc, 8192, 8192, 8192, 1.0, 0.5, has_c, a_k_major,
               b_k_major, split3, cfg.num_stages, cfg.group_m, 132, WS_CONSUMER_REGS]  # fmt: skip
     signature, constexprs = {}, {}

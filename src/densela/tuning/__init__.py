@@ -32,7 +32,8 @@ class GemmConfig(NamedTuple):
     groups, 4). ``split_k``: K slices of the tiles kernel summed in the same launch (for products with too
     few output tiles to fill the GPU). ``flatten``: the TMA kernel pipelines across output tiles.
     ``epilogue_split``: the TMA and warp-specialized kernels store each tile in this many column slices (1,
-    2 or 4), so that their epilogue needs less shared memory.
+    2 or 4), so that their epilogue needs less shared memory. ``pingpong``: the warp-specialized kernel's
+    consumer groups take alternate tiles whole instead of sharing each tile.
     """
 
     block_m: int
@@ -45,6 +46,7 @@ class GemmConfig(NamedTuple):
     split_k: int = 1
     flatten: bool = True
     epilogue_split: int = 1
+    pingpong: bool = False
 
 
 class TileConfig(NamedTuple):
