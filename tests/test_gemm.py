@@ -364,6 +364,7 @@ def test_forced_kernel_paths_match_reference(device, monkeypatch, cfg, case):
 WS_CONFIGS = [
     pytest.param(densela.tuning.GemmConfig(128, 64, 32, 4, 4, 2, "ws", epilogue_split=2), id="ws-128x64-halves"),
     pytest.param(densela.tuning.GemmConfig(128, 128, 64, 8, 4, 3, "ws"), id="ws-128x128"),
+    pytest.param(densela.tuning.GemmConfig(128, 64, 64, 8, 4, 3, "ws", pingpong=True), id="ws-pingpong"),
 ]
 WS_PRECISIONS = [
     pytest.param(torch.bfloat16, None, id="bf16"), pytest.param(torch.float16, None, id="fp16"),
