@@ -79,8 +79,8 @@ def _tile_origin(tile, M, N, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, GROUP
 
 @gluon.jit
 def _producer(
-    a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, lo_bufs, c_bufs, ready, empty, c_bars,
-    M, N, K, alpha, beta,
+    a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, c_bufs,
+    ready, empty, bars, M, N, K, alpha, beta,
     HAS_C: gl.constexpr, A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr,
     GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr, GROUP: gl.constexpr,
 ):  # fmt: skip
@@ -101,10 +101,10 @@ def _producer(
             mbarrier.wait(empty.index(s), ((step // STAGES) & 1) ^ 1)
             bar = ready.index(s)
             k0 = kk * BLOCK_K
-            if SPLIT3:  # both operands K-major; the remainders in the second half of lo_bufs
+            if SPLIT3:  # both operands K-major, and their remainders
                 mbarrier.expect(bar, 2 * nbytes)
-                tma.async_copy_global_to_shared(a_lo_desc, [row0, k0], bar, lo_bufs.index(2 * s))
-                tma.async_copy_global_to_shared(b_lo_desc, [col0, k0], bar, lo_bufs.index(2 * s + 1))
+                tma.async_copy_global_to_shared(a_lo_desc, [row0, k0], bar, a_lo_bufs.index(s))
+                tma.async_copy_global_to_shared(b_lo_desc, [col0, k0], bar, b_lo_bufs.index(s))
             else:
                 mbarrier.expect(bar, nbytes)
             if A_K_MAJOR:
@@ -133,8 +133,8 @@ def _column_slices(x, PARTS: gl.constexpr):
 
 @gluon.jit
 def _consumer(
-    a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, lo_bufs, c_bufs, ready, empty, c_bars,
-    M, N, K, alpha, beta,
+    a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, c_bufs,
+    ready, empty, bars, M, N, K, alpha, beta,
     HAS_C: gl.constexpr, A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr,
     GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr, GROUP: gl.constexpr,
 ):  # fmt: skip
@@ -161,7 +161,7 @@ def _consumer(
         version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, BLOCK_N, INSTR_K]
     )
     c_smem = c_bufs.index(GROUP)
-    c_bar = c_bars.index(GROUP)
+    c_bar = bars.index(GROUP)
     num_tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
     k_tiles = gl.cdiv(K, BLOCK_K)
     c_phase = 0
@@ -170,6 +170,11 @@ def _consumer(
         row0, col0 = _tile_origin(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         acc = gl.zeros([ROWS, BLOCK_N], gl.float32, layout)
         step = (tile - gl.program_id(0)) // NUM_SMS * k_tiles  # the producer's count of this tile's first stage
+        if PER_TILE == 1:
+            # Ping-pong: take turns at whole K loops. A wait on a stage's mbarrier must not run more than one
+            # phase ahead of its loads (parity waits), which the other group's K loop in between would.
+            turn = (tile - first) // (2 * NUM_SMS)
+            mbarrier.wait(bars.index(2 + GROUP), (turn & 1) ^ (1 - GROUP))  # group 0 goes first
         for kk in range(k_tiles):
             s = step % STAGES
             mbarrier.wait(ready.index(s), (step // STAGES) & 1)
@@ -182,8 +187,8 @@ def _consumer(
             else:
                 b = b_bufs.index(s)
             if SPLIT3:
-                a_lo = lo_bufs.index(2 * s).slice(FIRST_ROW, ROWS, dim=0)
-                b_lo = lo_bufs.index(2 * s + 1).permute((1, 0))
+                a_lo = a_lo_bufs.index(s).slice(FIRST_ROW, ROWS, dim=0)
+                b_lo = b_lo_bufs.index(s).permute((1, 0))
                 part = warpgroup_mma(a_lo, b, acc, use_acc=False, is_async=True)
                 part = warpgroup_mma(a, b_lo, part, is_async=True)
                 part = warpgroup_mma(a, b, part, is_async=True)
@@ -196,6 +201,8 @@ def _consumer(
                 acc = warpgroup_mma_wait(num_outstanding=1, deps=(acc,))
                 mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES), count=1, pred=kk > 0)
             step += 1
+        if PER_TILE == 1:
+            mbarrier.arrive(bars.index(3 - GROUP), count=1)  # the other group's turn
         if not SPLIT3:
             acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
             mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES), count=1)  # K > 0
@@ -235,34 +242,36 @@ def gemm_ws_kernel(
     a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES] + a_desc.block_type.shape, a_desc.layout)
     b_bufs = gl.allocate_shared_memory(b_desc.dtype, [STAGES] + b_desc.block_type.shape, b_desc.layout)
     if SPLIT3:
-        gl.static_assert(a_desc.block_type.shape == b_desc.block_type.shape, "3xTF32 needs square K-major tiles")
-        lo_bufs = gl.allocate_shared_memory(a_desc.dtype, [2 * STAGES] + a_desc.block_type.shape, a_desc.layout)
-    else:
-        lo_bufs = gl.allocate_shared_memory(a_desc.dtype, [2, 8, 8], a_desc.layout)  # not read
+        a_lo_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES] + a_desc.block_type.shape, a_desc.layout)
+        b_lo_bufs = gl.allocate_shared_memory(b_desc.dtype, [STAGES] + b_desc.block_type.shape, b_desc.layout)
+    else:  # not read
+        a_lo_bufs = gl.allocate_shared_memory(a_desc.dtype, [1, 8, 8], a_desc.layout)
+        b_lo_bufs = a_lo_bufs
     c_bufs = gl.allocate_shared_memory(out_desc.dtype, [2] + out_desc.block_type.shape, out_desc.layout)
     PER_TILE: gl.constexpr = _block_rows_and_k(a_desc.block_type.shape, A_K_MAJOR)[0] // out_desc.block_type.shape[0]
     ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    c_bars = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
+    # per consumer group g: bars[g] for its loads of C, bars[2 + g] for its turn to run a K loop (ping-pong)
+    bars = gl.allocate_shared_memory(gl.int64, [4, 1], mbarrier.MBarrierLayout())
     for s in gl.static_range(STAGES):
         mbarrier.init(ready.index(s), count=1)
         # one arrival per consumer group of the stage's tile
         mbarrier.init(empty.index(s), count=PER_TILE)
-    for g in gl.static_range(2):
-        mbarrier.init(c_bars.index(g), count=1)
+    for g in gl.static_range(4):
+        mbarrier.init(bars.index(g), count=1)
     FIRST: gl.constexpr = 0
     SECOND: gl.constexpr = 1
     # (the argument tuples are spelled out: a tuple built in a variable loses its constexprs)
     gl.warp_specialize(
         [
-            (_consumer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, lo_bufs, c_bufs,
-                         ready, empty, c_bars, M, N, K, alpha, beta,
+            (_consumer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs, b_lo_bufs,
+                         c_bufs, ready, empty, bars, M, N, K, alpha, beta,
                          HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, GROUP_M, NUM_SMS, FIRST)),
-            (_consumer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, lo_bufs, c_bufs,
-                         ready, empty, c_bars, M, N, K, alpha, beta,
+            (_consumer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs, b_lo_bufs,
+                         c_bufs, ready, empty, bars, M, N, K, alpha, beta,
                          HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, GROUP_M, NUM_SMS, SECOND)),
-            (_producer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, lo_bufs, c_bufs,
-                         ready, empty, c_bars, M, N, K, alpha, beta,
+            (_producer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs, b_lo_bufs,
+                         c_bufs, ready, empty, bars, M, N, K, alpha, beta,
                          HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, GROUP_M, NUM_SMS, SECOND)),
         ],
         [4, 1],
