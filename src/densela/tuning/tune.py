@@ -49,6 +49,7 @@ def _ws(*args: Any, **kw: Any) -> GemmConfig:
 
 LARGE_CANDIDATES: dict[str, list[GemmConfig]] = {
     "16-bit": [_ws(128, 256, 64, 16, 4, 3), _ws(128, 256, 64, 8, 4, 3), _ws(128, 256, 64, 8, 4, 4, epilogue_split=2),
+               _ws(128, 128, 64, 8, 4, 5, epilogue_split=2, pingpong=True),
                _tma(128, 256, 64, 8, 8, 3), _tma(128, 256, 64, 8, 8, 4, epilogue_split=2),
                _tma(128, 256, 64, 16, 8, 3), _tma(128, 256, 64, 8, 8, 3, flatten=False),
                _tma(128, 128, 64, 8, 4, 4), C(128, 256, 64, 8, 8, 4), C(128, 256, 64, 8, 8, 3)],
