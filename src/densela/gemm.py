@@ -407,16 +407,19 @@ def _descriptor(view: torch.Tensor, k_major: bool, rows_block: int, k_block: int
     return TensorDescriptor(view, list(view.shape), [view.stride(0), 1], block)
 
 
-def _tma_operands(a: torch.Tensor, b: torch.Tensor, precision: str) -> tuple:
-    """(A, A K-major?, B as rows x K, B K-major?, A_lo, B_lo) for the TMA kernels, after the copies TMA and the
-    tensor cores need: 3xTF32 splits both operands into K-major TF32 parts (``a_lo``/``b_lo`` None otherwise),
-    TF32 needs both K-major, anything else is read in place where TMA can."""
+def _tma_operands(a: torch.Tensor, b: torch.Tensor, precision: str, cfg: GemmConfig, descriptor: Any) -> tuple:
+    """(A, B, A_lo, B_lo descriptors, A K-major?, B K-major?) for the TMA kernels, built by ``descriptor`` (view,
+    K-major?, rows block, K block) after the copies TMA and the tensor cores need: 3xTF32 splits both operands
+    into K-major TF32 parts (the lo descriptors are None otherwise), TF32 needs both K-major, anything else is
+    read in place where TMA can."""
+    bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
     if a.dtype == torch.float32 and precision == "tf32x3":
         (a_op, a_lo), (b_op, b_lo) = _aligned_copy(a, split=True), _aligned_copy(b.T, split=True)
-        return a_op, True, b_op, True, a_lo, b_lo
+        return (descriptor(a_op, True, bm, bk), descriptor(b_op, True, bn, bk),
+                descriptor(a_lo, True, bm, bk), descriptor(b_lo, True, bn, bk), True, True)  # fmt: skip
     tf32 = a.dtype == torch.float32 and precision == "tf32"
     (a_op, a_km), (b_op, b_km) = _tma_operand(a, tf32), _tma_operand(b.T, tf32)
-    return a_op, a_km, b_op, b_km, None, None
+    return descriptor(a_op, a_km, bm, bk), descriptor(b_op, b_km, bn, bk), None, None, a_km, b_km
 
 
 def _ws_takes(a: torch.Tensor, c: torch.Tensor | None, out: torch.Tensor, precision: str, device: int | None) -> bool:
@@ -443,20 +446,15 @@ def _launch_ws(
     """``gemm_ws_kernel`` on 2-D operands; ``out`` and ``c`` have rows TMA can write and read."""
     m, k = a.shape
     n = b.shape[1]
-    bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
-    a_op, a_km, b_op, b_km, a_lo, b_lo = _tma_operands(a, b, precision)
-    a_desc, b_desc = ws_descriptor(a_op, a_km, bm, bk), ws_descriptor(b_op, b_km, bn, bk)
-    split3 = a_lo is not None
-    if split3:
-        a_lo_desc, b_lo_desc = ws_descriptor(a_lo, True, bm, bk), ws_descriptor(b_lo, True, bn, bk)
-    else:
-        a_lo_desc, b_lo_desc = a_desc, b_desc  # not read
+    bm, bn = cfg.block_m, cfg.block_n
+    a_desc, b_desc, a_lo_desc, b_lo_desc, a_km, b_km = _tma_operands(a, b, precision, cfg, ws_descriptor)
+    split3 = a_lo_desc is not None
     rows = bm if cfg.pingpong else bm // 2  # of a tile, per consumer group
     out_desc = ws_descriptor(out, True, rows, bn // cfg.epilogue_split)
     c_desc = out_desc if c is None else ws_descriptor(c, True, rows, bn // cfg.epilogue_split)
     sms = multiprocessors(device)
     _WS((min(sms, cdiv(m, bm) * cdiv(n, bn)),),
-        a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc,
+        a_desc, b_desc, a_lo_desc or a_desc, b_lo_desc or b_desc, c_desc, out_desc,  # lo: read with SPLIT3 only
         m, n, k, alpha, beta,
         HAS_C=c is not None, A_K_MAJOR=a_km, B_K_MAJOR=b_km, SPLIT3=split3,
         STAGES=cfg.num_stages, GROUP_M=cfg.group_m, NUM_SMS=sms, CONSUMER_REGS=WS_CONSUMER_REGS,
@@ -478,14 +476,10 @@ def _launch_tma(
     """``gemm_tma_kernel`` on 2-D operands, after the copies TMA and the tensor cores need."""
     m, k = a.shape
     n = b.shape[1]
-    bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
-    a_op, a_km, b_op, b_km, a_lo, b_lo = _tma_operands(a, b, precision)
-    a_desc, b_desc = _descriptor(a_op, a_km, bm, bk), _descriptor(b_op, b_km, bn, bk)
-    split3 = a_lo is not None
-    if split3:
-        a_lo_desc, b_lo_desc = _descriptor(a_lo, True, bm, bk), _descriptor(b_lo, True, bn, bk)
-    else:
-        a_lo_desc = b_lo_desc = None  # not read without SPLIT3 (and then not encoded at each launch)
+    bm, bn = cfg.block_m, cfg.block_n
+    # without SPLIT3 the lo descriptors are None: not read, and then not encoded at each launch
+    a_desc, b_desc, a_lo_desc, b_lo_desc, a_km, b_km = _tma_operands(a, b, precision, cfg, _descriptor)
+    split3 = a_lo_desc is not None
     tiles = cdiv(m, bm) * cdiv(n, bn)
     sms = multiprocessors(device)
     pc = out if c is None else c
@@ -503,7 +497,7 @@ def _launch_tma(
         ACC_DTYPE=_ACC_DTYPE[a.dtype],
         UPCAST=INTERPRET and a.dtype == torch.bfloat16,
         INDEX_64=needs_int64(pc, out),
-        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=cfg.group_m,
+        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=cfg.block_k, GROUP_M=cfg.group_m,
         NUM_SMS=sms,
         FLATTEN=cfg.flatten,
         EPILOGUE_SPLIT=cfg.epilogue_split,
