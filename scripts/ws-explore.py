@@ -44,6 +44,10 @@ CONFIGS = [
     Cfg(dtype="float32", block_k=32, stages=4, epi_n=64, layout="nt"),
     Cfg(dtype="float32", block_n=128, block_k=32, pingpong=True, stages=4, epi_n=64, layout="nt"),
     Cfg(dtype="float32", precision="tf32x3", block_n=128, block_k=32, stages=3, epi_n=64, layout="nn"),
+    # TF32 with an M-major A or an N-major B: A through registers (nn: operands swapped, tiles stored transposed)
+    Cfg(dtype="float32", block_k=32, stages=4, epi_n=64, layout="nn"),
+    Cfg(dtype="float32", block_k=32, stages=4, epi_n=64, layout="tn"),
+    Cfg(dtype="float32", block_k=32, stages=4, epi_n=64, layout="tt"),
 ]
 
 

@@ -1,7 +1,7 @@
 """The warp-specialized Gluon GEMM (``densela.kernels.gemm_ws``) compiles for Hopper on any machine.
 
 Triton ships ptxas, so every configuration the tables or `densela tune` may give the kernel is compiled here
-for sm_90a, in each operand order and epilogue it takes, and must fit the H100's shared memory without
+for sm_90a, in each operand order, epilogue and output order it takes, and must fit the H100's shared memory without
 spilling registers. Its products are checked on a Hopper GPU in test_gemm.py (the ``ws`` tests).
 """
 
@@ -20,26 +20,37 @@ H100_SHARED_BYTES = 227 * 1024
 WS_ARITHMETIC = {"16-bit": (torch.bfloat16, ""), "tf32": (torch.float32, "tf32"), "tf32x3": (torch.float32, "tf32x3")}
 
 
+def _orders(arith: str) -> list[tuple[bool, bool, bool]]:
+    """(A K-major?, B K-major?, stored transposed?) as the launcher gives them: 16-bit operands in either
+    order; TF32 B K-major (copied so when it is not), A K-major or through registers, and row-major operands
+    swapped (out^T = B^T A^T, stored transposed); 3xTF32 parts are K-major copies."""
+    if arith == "16-bit":
+        return [(True, False, False), (True, True, False), (False, False, False), (False, True, False)]
+    if arith == "tf32":
+        return [(True, True, False), (False, True, True), (False, True, False)]
+    return [(True, True, False)]
+
+
 def _cases() -> list:
     cases = []
     for arith, (dtype, precision) in WS_ARITHMETIC.items():
         table = densela.tuning._GEMM_LARGE[arith]
         assert table.kernel == "ws", f"{arith}: the large-product table no longer names the warp-specialized kernel"
         configs = dict.fromkeys([table, *(c for c in LARGE_CANDIDATES[arith] if c.kernel == "ws")])
-        # 16-bit operands are read in either order; TF32 ones are always K-major (copied so when they are not)
-        orders = [(True, False), (True, True), (False, False), (False, True)] if arith == "16-bit" else [(True, True)]
+        orders = _orders(arith)
         for cfg in configs:
-            for a_km, b_km in orders if cfg == table else orders[:1]:
-                for has_c in (False, True) if (cfg == table and (a_km, b_km) == orders[0]) else (False,):
+            for order in orders if cfg == table else orders[:1]:
+                for has_c in (False, True) if (cfg == table and order in orders[:2]) else (False,):
                     name = f"{arith}-{cfg.block_m}x{cfg.block_n}x{cfg.block_k}-s{cfg.num_stages}-e{cfg.epilogue_split}"
-                    name += f"-{'k' if a_km else 'm'}{'k' if b_km else 'n'}{'-c' if has_c else ''}"
-                    cases.append(pytest.param(dtype, precision == "tf32x3", cfg, a_km, b_km, has_c, id=name))
+                    name += f"-{'k' if order[0] else 'm'}{'k' if order[1] else 'n'}{'-t' if order[2] else ''}"
+                    name += "-c" if has_c else ""
+                    cases.append(pytest.param(dtype, precision == "tf32x3", cfg, *order, has_c, id=name))
     return cases
 
 
-@pytest.mark.parametrize("dtype, split3, cfg, a_k_major, b_k_major, has_c", _cases())
-def test_compiles_for_hopper_within_its_limits(dtype, split3, cfg, a_k_major, b_k_major, has_c):
-    info = compile_sm90(dtype, cfg, a_k_major, b_k_major, split3, has_c)
+@pytest.mark.parametrize("dtype, split3, cfg, a_k_major, b_k_major, out_t, has_c", _cases())
+def test_compiles_for_hopper_within_its_limits(dtype, split3, cfg, a_k_major, b_k_major, out_t, has_c):
+    info = compile_sm90(dtype, cfg, a_k_major, b_k_major, split3, has_c, out_t)
     assert info["shared"] <= H100_SHARED_BYTES, f"asks for {info['shared']} bytes of shared memory"
     assert info["spill_bytes"] == 0, f"spills {info['spill_bytes']} bytes of registers"
     assert info["registers"] * 32 * 12 <= 65536, "twelve warps do not fit the register file at launch"

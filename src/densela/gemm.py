@@ -407,18 +407,21 @@ def _descriptor(view: torch.Tensor, k_major: bool, rows_block: int, k_block: int
     return TensorDescriptor(view, list(view.shape), [view.stride(0), 1], block)
 
 
-def _tma_operands(a: torch.Tensor, b: torch.Tensor, precision: str, cfg: GemmConfig, descriptor: Any) -> tuple:
+def _tma_operands(
+    a: torch.Tensor, b: torch.Tensor, precision: str, cfg: GemmConfig, descriptor: Any, a_registers: bool = False
+) -> tuple:
     """(A, B, A_lo, B_lo descriptors, A K-major?, B K-major?) for the TMA kernels, built by ``descriptor`` (view,
     K-major?, rows block, K block) after the copies TMA and the tensor cores need: 3xTF32 splits both operands
-    into K-major TF32 parts (the lo descriptors are None otherwise), TF32 needs both K-major, anything else is
-    read in place where TMA can."""
+    into K-major TF32 parts (the lo descriptors are None otherwise), TF32 needs both K-major (B only with
+    ``a_registers``: the kernel reads an M-major A into registers), anything else is read in place where TMA
+    can."""
     bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
     if a.dtype == torch.float32 and precision == "tf32x3":
         (a_op, a_lo), (b_op, b_lo) = _aligned_copy(a, split=True), _aligned_copy(b.T, split=True)
         return (descriptor(a_op, True, bm, bk), descriptor(b_op, True, bn, bk),
                 descriptor(a_lo, True, bm, bk), descriptor(b_lo, True, bn, bk), True, True)  # fmt: skip
     tf32 = a.dtype == torch.float32 and precision == "tf32"
-    (a_op, a_km), (b_op, b_km) = _tma_operand(a, tf32), _tma_operand(b.T, tf32)
+    (a_op, a_km), (b_op, b_km) = _tma_operand(a, tf32 and not a_registers), _tma_operand(b.T, tf32)
     return descriptor(a_op, a_km, bm, bk), descriptor(b_op, b_km, bn, bk), None, None, a_km, b_km
 
 
@@ -443,20 +446,29 @@ def _launch_ws(
     cfg: GemmConfig,
     device: int | None,
 ) -> None:
-    """``gemm_ws_kernel`` on 2-D operands; ``out`` and ``c`` have rows TMA can write and read."""
+    """``gemm_ws_kernel`` on 2-D operands; ``out`` and ``c`` have rows TMA can write and read.
+
+    TF32 reads an M-major A through registers but B only K-major: an N-major B with a K-major A (row-major
+    operands) swaps the operands, ``out^T = B^T A^T``, and the kernel stores the transposed tiles, instead of
+    copying B K-major first.
+    """
+    tf32 = a.dtype == torch.float32 and precision == "tf32"
+    swap = tf32 and _tma_view(b.T, True) is None and _tma_view(a, True) is not None
+    if swap:
+        a, b = b.T, a.T
     m, k = a.shape
     n = b.shape[1]
     bm, bn = cfg.block_m, cfg.block_n
-    a_desc, b_desc, a_lo_desc, b_lo_desc, a_km, b_km = _tma_operands(a, b, precision, cfg, ws_descriptor)
+    a_desc, b_desc, a_lo_desc, b_lo_desc, a_km, b_km = _tma_operands(a, b, precision, cfg, ws_descriptor, True)
     split3 = a_lo_desc is not None
     rows = bm if cfg.pingpong else bm // 2  # of a tile, per consumer group
-    out_desc = ws_descriptor(out, True, rows, bn // cfg.epilogue_split)
-    c_desc = out_desc if c is None else ws_descriptor(c, True, rows, bn // cfg.epilogue_split)
+    out_desc = ws_descriptor(out, not swap, rows, bn // cfg.epilogue_split)  # swapped: blocks [columns, rows]
+    c_desc = out_desc if c is None else ws_descriptor(c, not swap, rows, bn // cfg.epilogue_split)
     sms = multiprocessors(device)
     _WS((min(sms, cdiv(m, bm) * cdiv(n, bn)),),
         a_desc, b_desc, a_lo_desc or a_desc, b_lo_desc or b_desc, c_desc, out_desc,  # lo: read with SPLIT3 only
         m, n, k, alpha, beta,
-        HAS_C=c is not None, A_K_MAJOR=a_km, B_K_MAJOR=b_km, SPLIT3=split3,
+        HAS_C=c is not None, A_K_MAJOR=a_km, B_K_MAJOR=b_km, SPLIT3=split3, OUT_T=swap,
         STAGES=cfg.num_stages, GROUP_M=cfg.group_m, NUM_SMS=sms, CONSUMER_REGS=WS_CONSUMER_REGS,
         num_warps=4, maxnreg=WS_MAXNREG,
     )  # fmt: skip

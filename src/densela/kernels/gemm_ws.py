@@ -12,6 +12,11 @@ per SM walks the output tiles in grouped order; inside a program three partition
   each group owns every other tile whole; since the stages arrive in tile order, one group's K loop runs
   while the other stores its tile (the schedule of CUTLASS's ping-pong kernels).
 
+wgmma reads 32-bit (TF32) operands from shared memory only K-major; an M-major float32 A is loaded from its
+stage into registers instead (the register operand of wgmma takes any order). The launcher turns row-major
+operands (a K-major A, an N-major B) around into out^T = B^T A^T, which the kernel computes with B^T through
+registers and stores transposed (``OUT_T``), so that a row-major B need not be copied K-major first.
+
 Triton's automatic warp specialization builds the same structure but hung on the H100 with Triton 3.6
 (bench-results/nvidia-h100/2026-11-23-warp-specialize); here the partitions and their mbarriers are
 written out by hand. Stages are handed over by mbarriers: ``ready[s]`` completes when both TMA loads
@@ -77,12 +82,19 @@ def _tile_origin(tile, M, N, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, GROUP
     return pid_m * BLOCK_M, pid_n * BLOCK_N
 
 
+@constexpr_function
+def _out_block(shape, out_t):
+    """(rows, columns) of a consumer group's output slice in the kernel's product: the descriptor's block
+    [rows, columns], or [columns, rows] when the product is stored transposed (``OUT_T``)."""
+    return (shape[1], shape[0]) if out_t else (shape[0], shape[1])
+
+
 @gluon.jit
 def _producer(
     a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, c_bufs,
     ready, empty, bars, M, N, K, alpha, beta,
     HAS_C: gl.constexpr, A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr,
-    GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr, GROUP: gl.constexpr,
+    OUT_T: gl.constexpr, GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr, GROUP: gl.constexpr,
 ):  # fmt: skip
     """Loads the operand tiles of every K step of every tile of this program, STAGES steps ahead."""
     BLOCK_M: gl.constexpr = _block_rows_and_k(a_desc.block_type.shape, A_K_MAJOR)[0]
@@ -132,23 +144,71 @@ def _column_slices(x, PARTS: gl.constexpr):
 
 
 @gluon.jit
+def _k_step(
+    a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, ready, empty, acc, step, kk,
+    A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr, A_REGS: gl.constexpr,
+    FIRST_ROW: gl.constexpr,
+):  # fmt: skip
+    """One K step of a consumer group on the stage of the producer's count ``step``: returns the tile's sum.
+
+    Without SPLIT3 the step's wgmma accumulates into the sum and runs on while the next stage is awaited; the
+    previous step's stage is released. With SPLIT3 the step's three TF32 products a_lo b + a b_lo + a b start
+    from zero and their sum is added to the tile's in float32 (wgmma's own accumulation over a long K chain is
+    less precise). ``A_REGS``: an M-major float32 A is read into registers (wgmma reads 32-bit operands
+    from shared memory K-major only).
+    """
+    STAGES: gl.constexpr = a_bufs.type.shape[0]
+    ROWS: gl.constexpr = acc.type.shape[0]
+    s = step % STAGES
+    mbarrier.wait(ready.index(s), (step // STAGES) & 1)
+    if A_K_MAJOR:
+        a = a_bufs.index(s).slice(FIRST_ROW, ROWS, dim=0)
+    else:
+        a = a_bufs.index(s).slice(FIRST_ROW, ROWS, dim=1).permute((1, 0))
+        if A_REGS:
+            a = a.load(gl.DotOperandLayout(operand_index=0, parent=acc.type.layout, k_width=1))
+    if B_K_MAJOR:
+        b = b_bufs.index(s).permute((1, 0))
+    else:
+        b = b_bufs.index(s)
+    if SPLIT3:
+        a_lo = a_lo_bufs.index(s).slice(FIRST_ROW, ROWS, dim=0)
+        b_lo = b_lo_bufs.index(s).permute((1, 0))
+        part = warpgroup_mma(a_lo, b, acc, use_acc=False, is_async=True)
+        part = warpgroup_mma(a, b_lo, part, is_async=True)
+        part = warpgroup_mma(a, b, part, is_async=True)
+        part = warpgroup_mma_wait(num_outstanding=0, deps=(part,))
+        mbarrier.arrive(empty.index(s), count=1)
+        acc += part
+    else:
+        acc = warpgroup_mma(a, b, acc, is_async=True)
+        if A_REGS:
+            # The next step's loads would overwrite registers this wgmma still reads (ptxas serializes the
+            # wgmma otherwise, even unrolled by two: slower on the H100, 2026-11-23 run 7); the other consumer
+            # group keeps the tensor cores busy meanwhile.
+            acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, a))[0]
+        else:
+            # At most this step's wgmma is still running: the previous step's stage is free.
+            acc = warpgroup_mma_wait(num_outstanding=1, deps=(acc,))
+        mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES), count=1, pred=kk > 0)
+    return acc
+
+
+@gluon.jit
 def _consumer(
     a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, c_bufs,
     ready, empty, bars, M, N, K, alpha, beta,
     HAS_C: gl.constexpr, A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr,
-    GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr, GROUP: gl.constexpr,
+    OUT_T: gl.constexpr, GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr, GROUP: gl.constexpr,
 ):  # fmt: skip
     """Consumer warp group GROUP: cooperative (``out_desc`` rows half the tile's), rows GROUP * BLOCK_M / 2 ..
     of every tile of this program; ping-pong (``out_desc`` rows the tile's), every other tile of this
     program, whole. The stages arrive in tile order, so in ping-pong one group's K loop runs while the
-    other finishes its tile and stores it, and the tensor cores never wait for an epilogue.
-
-    Without SPLIT3 each step's wgmma accumulates into the tile's sum and runs while the next stage is
-    awaited. With SPLIT3 a step's three TF32 products a_lo b + a b_lo + a b start from zero and their sum is
-    added to the tile's in float32 (wgmma's own accumulation over a long K chain is less precise).
+    other finishes its tile and stores it, and the tensor cores never wait for an epilogue. The K steps:
+    ``_k_step``. ``OUT_T``: the kernel computes out^T = B^T A^T and stores each slice's transpose.
     """
-    ROWS: gl.constexpr = c_bufs.type.shape[1]
-    EPI_N: gl.constexpr = c_bufs.type.shape[2]
+    ROWS: gl.constexpr = _out_block(out_desc.block_type.shape, OUT_T)[0]
+    EPI_N: gl.constexpr = _out_block(out_desc.block_type.shape, OUT_T)[1]
     BLOCK_M: gl.constexpr = _block_rows_and_k(a_desc.block_type.shape, A_K_MAJOR)[0]
     PER_TILE: gl.constexpr = BLOCK_M // ROWS  # consumer groups per tile: 2 cooperative, 1 ping-pong
     FIRST_ROW: gl.constexpr = (GROUP * ROWS) % BLOCK_M
@@ -160,6 +220,8 @@ def _consumer(
     layout: gl.constexpr = gl.NVMMADistributedLayout(
         version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, BLOCK_N, INSTR_K]
     )
+    # wgmma reads 32-bit operands from shared memory K-major only: an M-major float32 A goes through registers
+    A_REGS: gl.constexpr = not A_K_MAJOR and INSTR_K == 8
     c_smem = c_bufs.index(GROUP)
     c_bar = bars.index(GROUP)
     num_tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
@@ -176,30 +238,8 @@ def _consumer(
             turn = (tile - first) // (2 * NUM_SMS)
             mbarrier.wait(bars.index(2 + GROUP), (turn & 1) ^ (1 - GROUP))  # group 0 goes first
         for kk in range(k_tiles):
-            s = step % STAGES
-            mbarrier.wait(ready.index(s), (step // STAGES) & 1)
-            if A_K_MAJOR:
-                a = a_bufs.index(s).slice(FIRST_ROW, ROWS, dim=0)
-            else:
-                a = a_bufs.index(s).slice(FIRST_ROW, ROWS, dim=1).permute((1, 0))
-            if B_K_MAJOR:
-                b = b_bufs.index(s).permute((1, 0))
-            else:
-                b = b_bufs.index(s)
-            if SPLIT3:
-                a_lo = a_lo_bufs.index(s).slice(FIRST_ROW, ROWS, dim=0)
-                b_lo = b_lo_bufs.index(s).permute((1, 0))
-                part = warpgroup_mma(a_lo, b, acc, use_acc=False, is_async=True)
-                part = warpgroup_mma(a, b_lo, part, is_async=True)
-                part = warpgroup_mma(a, b, part, is_async=True)
-                part = warpgroup_mma_wait(num_outstanding=0, deps=(part,))
-                mbarrier.arrive(empty.index(s), count=1)
-                acc += part
-            else:
-                acc = warpgroup_mma(a, b, acc, is_async=True)
-                # At most this step's wgmma is still running: the previous step's stage is free.
-                acc = warpgroup_mma_wait(num_outstanding=1, deps=(acc,))
-                mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES), count=1, pred=kk > 0)
+            acc = _k_step(a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, ready, empty, acc, step, kk,
+                          A_K_MAJOR, B_K_MAJOR, SPLIT3, A_REGS, FIRST_ROW)  # fmt: skip
             step += 1
         if PER_TILE == 1:
             mbarrier.arrive(bars.index(3 - GROUP), count=1)  # the other group's turn
@@ -210,17 +250,21 @@ def _consumer(
         parts = _column_slices(acc, BLOCK_N // EPI_N)
         for j in gl.static_range(len(parts)):
             part = parts[j] * alpha
+            at = [row, col0 + j * EPI_N]
+            if OUT_T:  # the kernel computed out^T = B^T A^T: store the slice's transpose
+                part = part.permute((1, 0))
+                at = [col0 + j * EPI_N, row]
             tma.store_wait(pendings=0)  # the previous store has read c_smem
             if HAS_C:
                 mbarrier.expect(c_bar, c_desc.block_type.nbytes)
-                tma.async_copy_global_to_shared(c_desc, [row, col0 + j * EPI_N], c_bar, c_smem)
+                tma.async_copy_global_to_shared(c_desc, at, c_bar, c_smem)
                 mbarrier.wait(c_bar, c_phase)
                 c_phase ^= 1
                 part += beta * c_smem.load(part.type.layout).to(gl.float32)
                 gl.thread_barrier()  # every thread has read C before any overwrites it
             c_smem.store(part.to(out_desc.dtype))
             fence_async_shared()
-            tma.async_copy_shared_to_global(out_desc, [row, col0 + j * EPI_N], c_smem)
+            tma.async_copy_shared_to_global(out_desc, at, c_smem)
     tma.store_wait(pendings=0)
 
 
@@ -228,7 +272,8 @@ def _consumer(
 def gemm_ws_kernel(
     a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, M, N, K, alpha, beta,
     HAS_C: gl.constexpr, A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr,
-    STAGES: gl.constexpr, GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr, CONSUMER_REGS: gl.constexpr,
+    OUT_T: gl.constexpr, STAGES: gl.constexpr, GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr,
+    CONSUMER_REGS: gl.constexpr,
 ):  # fmt: skip
     """``out = alpha * A @ B + beta * C`` on Hopper; see the module docstring.
 
@@ -236,7 +281,8 @@ def gemm_ws_kernel(
     [K, N]; with ``SPLIT3`` (float32, both K-major) ``a_desc``/``b_desc`` hold the operands and
     ``a_lo_desc``/``b_lo_desc`` their TF32 remainders (otherwise not read). ``out_desc`` writes and
     ``c_desc`` reads (``HAS_C``) [BLOCK_M / 2, EPI_N] slices (the consumer groups share each tile) or
-    [BLOCK_M, EPI_N] slices (ping-pong: each group takes every other tile). Launch with ``num_warps=4`` (the first
+    [BLOCK_M, EPI_N] slices (ping-pong: each group takes every other tile), or their transposes (``OUT_T``:
+    the kernel's product is out^T). Launch with ``num_warps=4`` (the first
     consumer group) and ``maxnreg`` such that the twelve warps fit the register file.
     """
     a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES] + a_desc.block_type.shape, a_desc.layout)
@@ -248,7 +294,8 @@ def gemm_ws_kernel(
         a_lo_bufs = gl.allocate_shared_memory(a_desc.dtype, [1, 8, 8], a_desc.layout)
         b_lo_bufs = a_lo_bufs
     c_bufs = gl.allocate_shared_memory(out_desc.dtype, [2] + out_desc.block_type.shape, out_desc.layout)
-    PER_TILE: gl.constexpr = _block_rows_and_k(a_desc.block_type.shape, A_K_MAJOR)[0] // out_desc.block_type.shape[0]
+    BLOCK_M: gl.constexpr = _block_rows_and_k(a_desc.block_type.shape, A_K_MAJOR)[0]
+    PER_TILE: gl.constexpr = BLOCK_M // _out_block(out_desc.block_type.shape, OUT_T)[0]
     ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     # per consumer group g: bars[g] for its loads of C, bars[2 + g] for its turn to run a K loop (ping-pong)
@@ -266,13 +313,13 @@ def gemm_ws_kernel(
         [
             (_consumer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs, b_lo_bufs,
                          c_bufs, ready, empty, bars, M, N, K, alpha, beta,
-                         HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, GROUP_M, NUM_SMS, FIRST)),
+                         HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, OUT_T, GROUP_M, NUM_SMS, FIRST)),
             (_consumer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs, b_lo_bufs,
                          c_bufs, ready, empty, bars, M, N, K, alpha, beta,
-                         HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, GROUP_M, NUM_SMS, SECOND)),
+                         HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, OUT_T, GROUP_M, NUM_SMS, SECOND)),
             (_producer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs, b_lo_bufs,
                          c_bufs, ready, empty, bars, M, N, K, alpha, beta,
-                         HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, GROUP_M, NUM_SMS, SECOND)),
+                         HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, OUT_T, GROUP_M, NUM_SMS, SECOND)),
         ],
         [4, 1],
         [CONSUMER_REGS, 40],
@@ -280,7 +327,13 @@ def gemm_ws_kernel(
 
 
 def compile_sm90(
-    dtype: torch.dtype, cfg: Any, a_k_major: bool, b_k_major: bool, split3: bool, has_c: bool = False
+    dtype: torch.dtype,
+    cfg: Any,
+    a_k_major: bool,
+    b_k_major: bool,
+    split3: bool,
+    has_c: bool = False,
+    out_t: bool = False,
 ) -> dict:
     """Compiles ``gemm_ws_kernel`` for sm_90a without a GPU (Triton ships ptxas) for ``cfg`` (a ``GemmConfig``):
     {"shared": bytes, "spill_bytes": stores + loads, "registers": per thread at launch}.
@@ -299,9 +352,9 @@ def compile_sm90(
     a_desc = ws_descriptor(x, a_k_major, cfg.block_m, cfg.block_k)
     b_desc = ws_descriptor(x, b_k_major, cfg.block_n, cfg.block_k)
     rows = cfg.block_m if cfg.pingpong else cfg.block_m // 2
-    out_desc = ws_descriptor(x, True, rows, cfg.block_n // cfg.epilogue_split)
+    out_desc = ws_descriptor(x, not out_t, rows, cfg.block_n // cfg.epilogue_split)
     values = [a_desc, b_desc, a_desc, b_desc, out_desc, out_desc, 8192, 8192, 8192, 1.0, 0.5, has_c, a_k_major,
-              b_k_major, split3, cfg.num_stages, cfg.group_m, 132, WS_CONSUMER_REGS]  # fmt: skip
+              b_k_major, split3, out_t, cfg.num_stages, cfg.group_m, 132, WS_CONSUMER_REGS]  # fmt: skip
     signature, constexprs = {}, {}
     for i, (name, value) in enumerate(zip(gemm_ws_kernel.arg_names, values)):
         if gemm_ws_kernel.params[i].is_constexpr:
