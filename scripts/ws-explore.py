@@ -48,6 +48,10 @@ CONFIGS = [
     Cfg(dtype="float32", block_k=32, stages=4, epi_n=64, layout="nn"),
     Cfg(dtype="float32", block_k=32, stages=4, epi_n=64, layout="tn"),
     Cfg(dtype="float32", block_k=32, stages=4, epi_n=64, layout="tt"),
+    Cfg(dtype="float32", block_k=32, stages=4, epi_n=64, layout="nn", group_m=16),
+    Cfg(dtype="float32", block_k=32, stages=3, epi_n=128, layout="nn"),
+    Cfg(dtype="float32", block_k=16, stages=8, epi_n=64, layout="nn"),
+    Cfg(dtype="float32", block_m=256, block_n=128, block_k=32, stages=3, epi_n=64, layout="nn"),
 ]
 
 
