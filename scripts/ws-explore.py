@@ -52,6 +52,7 @@ CONFIGS = [
     Cfg(dtype="float32", block_k=32, stages=3, epi_n=128, layout="nn"),
     Cfg(dtype="float32", block_k=16, stages=8, epi_n=64, layout="nn"),
     Cfg(dtype="float32", block_m=256, block_n=128, block_k=32, stages=3, epi_n=64, layout="nn"),
+    Cfg(dtype="float16", group_m=16),
 ]
 
 

@@ -129,6 +129,21 @@ def test_untuned_choices(monkeypatch, m, n, k, dtype, precision, want):
 
 
 @pytest.mark.parametrize(
+    "dtype, precision", [(torch.float16, None), (torch.float32, "tf32"), (torch.float32, "tf32x3")]
+)
+def test_warp_specialized_from_its_least_work(monkeypatch, dtype, precision):
+    """On Hopper, 2-D products from WS_MIN_WORK (2048^3) on outputs of LARGE_MN or more run on the
+    warp-specialized kernel (half the TMA kernel's threshold); less work, or a batch, does not."""
+    monkeypatch.setattr(tuning, "INTERPRET", False)
+    monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
+    monkeypatch.setattr(tuning, "warp_specialized", lambda device: True)
+    assert tuning.choose_gemm_config(2048, 2048, 2048, dtype, precision).kernel == "ws"
+    assert tuning.choose_gemm_config(4096, 4096, 512, dtype, precision).kernel == "ws"
+    assert tuning.choose_gemm_config(2048, 2048, 1024, dtype, precision).kernel == "tiles"
+    assert tuning.choose_gemm_config(2048, 2048, 2048, dtype, precision, batch=2).kernel == "tiles"
+
+
+@pytest.mark.parametrize(
     "m, n, k, stages, split",
     [(256, 256, 8192, 4, 8), (4096, 64, 8192, 4, 2), (128, 4096, 4096, 3, 2), (16, 16, 16384, 4, 32),
      (25, 25, 2500, 3, 20)],

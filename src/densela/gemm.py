@@ -216,8 +216,9 @@ def launch_gemm(
     device = out.device.index if out.is_cuda else None
     if cfg is None:
         cfg = gemm_config(m, n, k, a.dtype, precision, batch=batch, device=device)
-        if cfg.kernel != "tiles" and m * n * k < TMA_MIN_WORK and not _tma_in_place(a, b, precision):
-            # a smaller product gains less from TMA than copying an operand for it would cost
+        if cfg.kernel == "tma" and m * n * k < TMA_MIN_WORK and not _tma_in_place(a, b, precision):
+            # a smaller product gains less from TMA than copying an operand for it would cost (the warp-
+            # specialized kernel's copies are no more than the tiles kernel's: TF32 B, 3xTF32 parts, rows)
             cfg = gemm_config(m, n, k, a.dtype, precision, batch=batch, device=device, tma=False)
     if cfg.kernel == "tiles" or out.ndim != 2 or k == 0:
         _launch_tiles(a, b, c, out, alpha, beta, precision, cfg)

@@ -62,9 +62,9 @@ _GEMM_INTERPRET = GemmConfig(16, 16, 16, 4, 1, 1)
 # The tables below are the best of sweeps on an NVIDIA H200 and an H100 (scripts/gemm-explore.py, 2026-11-22
 # and 2026-11-23; records in bench-results/). `densela tune` replaces them per shape bucket.
 _GEMM_LARGE = {
-    # m * n >= LARGE_MN: 2-D products of 16-bit and TF32 operands through the warp-specialized kernel (H100,
-    # scripts/ws-explore.py, 2026-11-23: bfloat16 1.02-1.06 of cuBLAS at 4096^3 and 8192^3 where the TMA
-    # kernel gave 0.95-1.02 in the same runs; 3xTF32 2.1 of SGEMM at 8192^3)
+    # m * n >= LARGE_MN and m n k >= WS_MIN_WORK: 2-D products of 16-bit and TF32 operands through the
+    # warp-specialized kernel (H100, scripts/ws-explore.py, 2026-11-23: bfloat16 1.02-1.06 of cuBLAS at
+    # 4096^3 and 8192^3 where the TMA kernel gave 0.95-1.02 in the same runs; 3xTF32 2.1 of SGEMM at 8192^3)
     "16-bit": GemmConfig(128, 256, 64, 16, 4, 3, "ws"),
     "ieee": GemmConfig(64, 128, 32, 8, 4, 4),
     "tf32": GemmConfig(128, 256, 32, 8, 4, 4, "ws", epilogue_split=4),
@@ -122,6 +122,10 @@ SMALL_K = 256
 THIN_K = 64
 TMA_MIN_WORK = 2 * 2048**3
 """m * n * k from which a 2-D product runs on the persistent TMA kernel (below it, the tiles kernel)."""
+WS_MIN_WORK = 2048**3
+"""m * n * k from which a 2-D product runs on the warp-specialized kernel where its table names it (H100,
+2048^3, scripts/ws-explore.py, 2026-11-23: bfloat16 0.96-0.97 of cuBLAS against 0.95 on the tiles kernel,
+float16 0.96-0.97 against 0.95, TF32 0.99 against 0.79, 3xTF32 2.03-2.05 of SGEMM against 1.43)."""
 MID_TMA_WORK = 1100**3
 """m * n * k up to which 2-D 16-bit products of at least SMALL_MN outputs run on the TMA kernel's mid tiles."""
 MID_TILES_WORK = 1024**3
@@ -350,7 +354,8 @@ def _table_choice(
         large = _GEMM_LARGE[arith]
         if not warp_specialized(device):
             large = without_warp_specialization(large)
-        if large.kernel != "tiles" and (batch > 1 or mn * k < TMA_MIN_WORK or not tma):
+        min_work = WS_MIN_WORK if large.kernel == "ws" else TMA_MIN_WORK
+        if large.kernel != "tiles" and (batch > 1 or mn * k < min_work or not tma):
             large = _GEMM_MEDIUM[arith]
         if device is None or _pipeline_bytes(large, dtype.itemsize) <= shared_memory(device):
             return _balanced(large, m, n, k, batch, device)
