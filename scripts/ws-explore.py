@@ -31,7 +31,7 @@ class Cfg:
     epi_n: int = 0  # columns per epilogue slice (0: the whole tile)
     pingpong: bool = False
     dtype: str = "bfloat16"
-    precision: str = "tf32"  # float32 only: "tf32" or "tf32x3"
+    precision: str = "tf32"  # float32 only: "tf32", "tf32x3" or "ieee"
 
 
 CONFIGS = [
@@ -53,6 +53,16 @@ CONFIGS = [
     Cfg(dtype="float32", block_k=16, stages=8, epi_n=64, layout="nn"),
     Cfg(dtype="float32", block_m=256, block_n=128, block_k=32, stages=3, epi_n=64, layout="nn"),
     Cfg(dtype="float16", group_m=16),
+    # float32 FMA ("ieee": no tensor cores), one consumer partition of eight warps, each thread an 8 x 8 block;
+    # epi_n sets the number of row slices of its epilogue (block_n // epi_n)
+    Cfg(dtype="float32", precision="ieee", block_n=128, block_k=32, stages=4, epi_n=32),
+    Cfg(dtype="float32", precision="ieee", block_n=128, block_k=64, stages=3, epi_n=32),
+    Cfg(dtype="float32", precision="ieee", block_n=256, block_k=32, stages=3, epi_n=64),
+    Cfg(dtype="float32", precision="ieee", block_m=256, block_n=128, block_k=32, stages=3, epi_n=32),
+    Cfg(dtype="float32", precision="ieee", block_n=128, block_k=32, stages=4, epi_n=64, layout="tt"),
+    Cfg(dtype="float32", precision="ieee", block_n=128, block_k=32, stages=4, epi_n=32, layout="nt"),
+    Cfg(dtype="float32", precision="ieee", block_n=128, block_k=32, stages=4, epi_n=64, layout="tn"),
+    Cfg(dtype="float32", precision="ieee", block_n=128, block_k=32, stages=4, epi_n=32, group_m=16),
 ]
 
 
@@ -94,7 +104,8 @@ def compile_offline(cfg: Cfg) -> dict:
     dtype = getattr(torch, cfg.dtype)
     split3 = cfg.precision == "tf32x3" and dtype == torch.float32
     a_km, b_km = split3 or cfg.layout[0] == "n", split3 or cfg.layout[1] == "t"
-    return {"cfg": asdict(cfg), **compile_sm90(dtype, gemm_cfg(cfg), a_km, b_km, split3)}
+    fma = cfg.precision == "ieee" and dtype == torch.float32
+    return {"cfg": asdict(cfg), **compile_sm90(dtype, gemm_cfg(cfg), a_km, b_km, split3, fma=fma)}
 
 
 def _time_one(cfg: Cfg, sizes: list[int], queue) -> None:
@@ -106,7 +117,7 @@ def _time_one(cfg: Cfg, sizes: list[int], queue) -> None:
     torch.cuda.set_device(0)
     dtype = getattr(torch, cfg.dtype)
     fp32 = dtype == torch.float32
-    # cuBLAS baseline: TF32 tensor cores for "tf32", SGEMM (FMA) for "tf32x3", as issue 4 asks
+    # cuBLAS baseline: TF32 tensor cores for "tf32", SGEMM (FMA) for "tf32x3" and "ieee", as issue 4 asks
     torch.backends.cuda.matmul.allow_tf32 = fp32 and cfg.precision == "tf32"
     rows = []
     for n in sizes:

@@ -369,6 +369,7 @@ WS_CONFIGS = [  # K steps of 32: 128-byte float32 rows, the widest TMA box that 
 WS_PRECISIONS = [
     pytest.param(torch.bfloat16, None, id="bf16"), pytest.param(torch.float16, None, id="fp16"),
     pytest.param(torch.float32, "tf32", id="fp32-tf32"), pytest.param(torch.float32, "tf32x3", id="fp32-tf32x3"),
+    pytest.param(torch.float32, "ieee", id="fp32-fma"),
 ]  # fmt: skip
 
 
@@ -378,10 +379,10 @@ WS_PRECISIONS = [
 @pytest.mark.parametrize("m, n, k", [(7, 8, 33), (300, 264, 200), (129, 72, 1001), (2000, 1000, 300)])
 @pytest.mark.parametrize("a_layout, b_layout", [("row", "row"), ("col", "col"), ("row", "col"), ("col", "row")])
 def test_warp_specialized_kernel(device, monkeypatch, cfg, dtype, precision, m, n, k, a_layout, b_layout):
-    """The warp-specialized kernel (Hopper only) on edge tiles, operand copies (rows TMA cannot read, a TF32
-    B not K-major beside an A not K-major), TF32's A through registers and its swapped row-major operands
-    (tiles stored transposed), both operand orders, alpha, beta and C, several tiles per program with more K
-    steps than stages (2000 x 1000 x 300: in ping-pong the groups must take turns at their K loops), and
+    """The warp-specialized kernel (Hopper only; float32 FMA on its eight-warp consumer) on edge tiles, operand copies
+    (rows TMA cannot read, a TF32 B not K-major beside an A not K-major), TF32's A through registers and its swapped
+    row-major operands (tiles stored transposed), both operand orders, alpha, beta and C, several tiles per program
+    with more K steps than stages (2000 x 1000 x 300: in ping-pong the groups must take turns at their K loops), and
     replayed by matmul on new data (its Gluon descriptors rebuilt)."""
     if not densela.tuning.warp_specialized(torch.cuda.current_device()):
         pytest.skip("the warp-specialized kernel runs on Hopper GPUs")

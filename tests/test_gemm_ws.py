@@ -17,14 +17,19 @@ from densela.tuning.tune import LARGE_CANDIDATES
 H100_SHARED_BYTES = 227 * 1024
 """Shared memory one program may use on an H100 or H200."""
 
-WS_ARITHMETIC = {"16-bit": (torch.bfloat16, ""), "tf32": (torch.float32, "tf32"), "tf32x3": (torch.float32, "tf32x3")}
+WS_ARITHMETIC = {
+    "16-bit": (torch.bfloat16, ""),
+    "tf32": (torch.float32, "tf32"),
+    "tf32x3": (torch.float32, "tf32x3"),
+    "ieee": (torch.float32, "ieee"),
+}
 
 
 def _orders(arith: str) -> list[tuple[bool, bool, bool]]:
-    """(A K-major?, B K-major?, stored transposed?) as the launcher gives them: 16-bit operands in either
-    order; TF32 B K-major (copied so when it is not), A K-major or through registers, and row-major operands
-    swapped (out^T = B^T A^T, stored transposed); 3xTF32 parts are K-major copies."""
-    if arith == "16-bit":
+    """(A K-major?, B K-major?, stored transposed?) as the launcher gives them: 16-bit and float32 FMA
+    operands in either order; TF32 B K-major (copied so when it is not), A K-major or through registers, and
+    row-major operands swapped (out^T = B^T A^T, stored transposed); 3xTF32 parts are K-major copies."""
+    if arith in ("16-bit", "ieee"):  # FMA: either order too
         return [(True, False, False), (True, True, False), (False, False, False), (False, True, False)]
     if arith == "tf32":
         return [(True, True, False), (False, True, True), (False, True, False)]
@@ -44,13 +49,13 @@ def _cases() -> list:
                     name = f"{arith}-{cfg.block_m}x{cfg.block_n}x{cfg.block_k}-s{cfg.num_stages}-e{cfg.epilogue_split}"
                     name += f"-{'k' if order[0] else 'm'}{'k' if order[1] else 'n'}{'-t' if order[2] else ''}"
                     name += "-c" if has_c else ""
-                    cases.append(pytest.param(dtype, precision == "tf32x3", cfg, *order, has_c, id=name))
+                    cases.append(pytest.param(dtype, precision, cfg, *order, has_c, id=name))
     return cases
 
 
-@pytest.mark.parametrize("dtype, split3, cfg, a_k_major, b_k_major, out_t, has_c", _cases())
-def test_compiles_for_hopper_within_its_limits(dtype, split3, cfg, a_k_major, b_k_major, out_t, has_c):
-    info = compile_sm90(dtype, cfg, a_k_major, b_k_major, split3, has_c, out_t)
+@pytest.mark.parametrize("dtype, precision, cfg, a_k_major, b_k_major, out_t, has_c", _cases())
+def test_compiles_for_hopper_within_its_limits(dtype, precision, cfg, a_k_major, b_k_major, out_t, has_c):
+    info = compile_sm90(dtype, cfg, a_k_major, b_k_major, precision == "tf32x3", has_c, out_t, precision == "ieee")
     assert info["shared"] <= H100_SHARED_BYTES, f"asks for {info['shared']} bytes of shared memory"
     assert info["spill_bytes"] == 0, f"spills {info['spill_bytes']} bytes of registers"
     assert info["registers"] * 32 * 12 <= 65536, "twelve warps do not fit the register file at launch"

@@ -129,7 +129,8 @@ def test_untuned_choices(monkeypatch, m, n, k, dtype, precision, want):
 
 
 @pytest.mark.parametrize(
-    "dtype, precision", [(torch.float16, None), (torch.float32, "tf32"), (torch.float32, "tf32x3")]
+    "dtype, precision",
+    [(torch.float16, None), (torch.float32, "tf32"), (torch.float32, "tf32x3"), (torch.float32, "ieee")],
 )
 def test_warp_specialized_from_its_least_work(monkeypatch, dtype, precision):
     """On Hopper, 2-D products from WS_MIN_WORK (2048^3) on outputs of LARGE_MN or more run on the

@@ -13,7 +13,7 @@ from densela import _errors
 from densela._arrays import INTERPRET, Call, needs_int64, prepare
 from densela._launch import PLANS, WORKSPACE_TENSORS, Launcher, Plan, cdiv, scratch
 from densela.kernels.gemm import gemm_tiles_kernel, gemm_tma_kernel
-from densela.kernels.gemm_ws import WS_CONSUMER_REGS, WS_MAXNREG, gemm_ws_kernel, ws_descriptor
+from densela.kernels.gemm_ws import WS_CONSUMER_REGS, WS_MAXNREG, epilogue_block, gemm_ws_kernel, ws_descriptor
 from densela.transpose import launch_transpose
 from densela.tuning import (
     THIN_K,
@@ -427,9 +427,9 @@ def _tma_operands(
 
 
 def _ws_takes(a: torch.Tensor, c: torch.Tensor | None, out: torch.Tensor, precision: str, device: int | None) -> bool:
-    """Whether ``gemm_ws_kernel`` computes this product: a Hopper GPU, 16-bit or TF32 arithmetic, and an
+    """Whether ``gemm_ws_kernel`` computes this product: a Hopper GPU, 16-bit or float32 arithmetic, and an
     output (and C) of ``out``'s dtype in rows TMA can write."""
-    if not warp_specialized(device) or arithmetic(a.dtype, precision) not in ("16-bit", "tf32", "tf32x3"):
+    if not warp_specialized(device) or arithmetic(a.dtype, precision) == "float64":
         return False
     if out.dtype not in (torch.float16, torch.bfloat16, torch.float32):
         return False
@@ -462,16 +462,18 @@ def _launch_ws(
     bm, bn = cfg.block_m, cfg.block_n
     a_desc, b_desc, a_lo_desc, b_lo_desc, a_km, b_km = _tma_operands(a, b, precision, cfg, ws_descriptor, True)
     split3 = a_lo_desc is not None
-    rows = bm if cfg.pingpong else bm // 2  # of a tile, per consumer group
-    out_desc = ws_descriptor(out, not swap, rows, bn // cfg.epilogue_split)  # swapped: blocks [columns, rows]
-    c_desc = out_desc if c is None else ws_descriptor(c, not swap, rows, bn // cfg.epilogue_split)
+    fma = arithmetic(a.dtype, precision) == "ieee"
+    rows, cols = epilogue_block(bm, bn, cfg.epilogue_split, fma, cfg.pingpong)  # swapped: blocks [cols, rows]
+    out_desc = ws_descriptor(out, not swap, rows, cols)
+    c_desc = out_desc if c is None else ws_descriptor(c, not swap, rows, cols)
     sms = multiprocessors(device)
     _WS((min(sms, cdiv(m, bm) * cdiv(n, bn)),),
         a_desc, b_desc, a_lo_desc or a_desc, b_lo_desc or b_desc, c_desc, out_desc,  # lo: read with SPLIT3 only
         m, n, k, alpha, beta,
-        HAS_C=c is not None, A_K_MAJOR=a_km, B_K_MAJOR=b_km, SPLIT3=split3, OUT_T=swap,
+        HAS_C=c is not None, A_K_MAJOR=a_km, B_K_MAJOR=b_km, SPLIT3=split3,
+        FMA=fma, OUT_T=swap,
         STAGES=cfg.num_stages, GROUP_M=cfg.group_m, NUM_SMS=sms, CONSUMER_REGS=WS_CONSUMER_REGS,
-        num_warps=4, maxnreg=WS_MAXNREG,
+        num_warps=8 if fma else 4, maxnreg=WS_MAXNREG,
     )  # fmt: skip
 
 

@@ -17,6 +17,12 @@ stage into registers instead (the register operand of wgmma takes any order). Th
 operands (a K-major A, an N-major B) around into out^T = B^T A^T, which the kernel computes with B^T through
 registers and stores transposed (``OUT_T``), so that a row-major B need not be copied K-major first.
 
+float32 products in FMA arithmetic (``FMA``: no tensor cores) run one consumer partition of eight warps
+instead, each thread summing an 8 x 8 block of the tile's products from operand vectors it reads from the
+stage (``gl.dot_fma`` on slices of 16 along K), and storing the tile in row slices: 47-50 TFLOP/s on the H100,
+0.91-0.96 of cuBLAS's SGEMM, where Triton's own FMA dot on the tiles kernel gives 0.82-0.86
+(bench-results/nvidia-h100/2026-11-23-fma).
+
 Triton's automatic warp specialization builds the same structure but hung on the H100 with Triton 3.6
 (bench-results/nvidia-h100/2026-11-23-warp-specialize); here the partitions and their mbarriers are
 written out by hand. Stages are handed over by mbarriers: ``ready[s]`` completes when both TMA loads
@@ -48,11 +54,29 @@ from triton.runtime.jit import constexpr_function
 
 WS_MAXNREG = 168
 """Registers per thread at launch: twelve warps (two consumer groups, the producer's group) fill the 64 Ki."""
+FMA_K = gl.constexpr(16)
+"""K elements of the operands an FMA consumer thread reads per ``dot_fma`` (its least K); ptxas interleaves the
+reads with the products, so that they do not all occupy registers at once."""
 WS_CONSUMER_REGS = 232
 """Registers per consumer thread once the producer's group has given its own back (it keeps 40): a 64 x 256
 float32 accumulator takes 128."""
 
 _GL_DTYPES = {torch.float16: gl.float16, torch.bfloat16: gl.bfloat16, torch.float32: gl.float32}
+
+
+def epilogue_block(block_m: int, block_n: int, split: int, fma: bool, pingpong: bool) -> list[int]:
+    """[rows, columns] of the slices a consumer group stores: the group's rows (cooperative: half the tile's,
+    ping-pong: the tile's) in ``split`` column slices, or for ``fma`` the tile in ``split`` row slices, at most
+    BLOCK_M / 64 of them (an M-major A leaves no more row halvings within each thread's registers; the
+    launcher passes the same block for a K-major A).
+
+    Example:
+        >>> epilogue_block(128, 256, 4, False, False), epilogue_block(128, 128, 4, True, False)
+        ([64, 64], [64, 128])
+    """
+    if fma:
+        return [block_m // min(split, block_m // 64), block_n]
+    return [block_m if pingpong else block_m // 2, block_n // split]
 
 
 def ws_descriptor(view: torch.Tensor, k_major: bool, rows_block: int, k_block: int) -> TensorDescriptor:
@@ -94,7 +118,7 @@ def _producer(
     a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, c_bufs,
     ready, empty, bars, M, N, K, alpha, beta,
     HAS_C: gl.constexpr, A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr,
-    OUT_T: gl.constexpr, GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr, GROUP: gl.constexpr,
+    FMA: gl.constexpr, OUT_T: gl.constexpr, GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr, GROUP: gl.constexpr,
 ):  # fmt: skip
     """Loads the operand tiles of every K step of every tile of this program, STAGES steps ahead."""
     BLOCK_M: gl.constexpr = _block_rows_and_k(a_desc.block_type.shape, A_K_MAJOR)[0]
@@ -131,23 +155,39 @@ def _producer(
 
 
 @gluon.jit
-def _column_slices(x, PARTS: gl.constexpr):
-    """The tile ``x`` cut into PARTS column slices of equal width, left to right (PARTS a power of two)."""
+def _slices(x, PARTS: gl.constexpr, ROWS: gl.constexpr):
+    """The tile ``x`` cut into PARTS column slices of equal width, left to right, or (ROWS) row slices, top
+    to bottom (PARTS a power of two; the halving bits must lie in each thread's registers)."""
     xs = (x,)
     for _ in gl.static_range(PARTS.bit_length() - 1):
         halves = ()
         for j in gl.static_range(len(xs)):
             y = xs[j]
-            halves += y.reshape(y.shape[0], 2, y.shape[1] // 2).permute(0, 2, 1).split()
+            if ROWS:
+                halves += y.reshape(2, y.shape[0] // 2, y.shape[1]).permute(1, 2, 0).split()
+            else:
+                halves += y.reshape(y.shape[0], 2, y.shape[1] // 2).permute(0, 2, 1).split()
         xs = halves
     return xs
+
+
+@constexpr_function
+def _accumulator_layout(fma, block_n, instr_k, a_k_major, b_k_major):
+    """The registers of a consumer group's accumulator. wgmma: its own layout. FMA: a blocked layout in which
+    each thread sums an 8 x 8 block of products (BLOCK_N 128), from operand elements it reads four at a time
+    from shared memory without bank conflicts: four consecutive rows of an M-major A (else two: the 16-byte
+    K vectors of the rows a warp reads together then lie in distinct banks under the 128-byte swizzle), four
+    consecutive columns of an N-major B (else one)."""
+    if not fma:
+        return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, block_n, instr_k])
+    return gl.BlockedLayout([2 if a_k_major else 4, 1 if b_k_major else 4], [4, 8], [4, 2], [1, 0])
 
 
 @gluon.jit
 def _k_step(
     a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, ready, empty, acc, step, kk,
-    A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr, A_REGS: gl.constexpr,
-    FIRST_ROW: gl.constexpr,
+    A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr, FMA: gl.constexpr,
+    A_REGS: gl.constexpr, FIRST_ROW: gl.constexpr,
 ):  # fmt: skip
     """One K step of a consumer group on the stage of the producer's count ``step``: returns the tile's sum.
 
@@ -155,7 +195,8 @@ def _k_step(
     previous step's stage is released. With SPLIT3 the step's three TF32 products a_lo b + a b_lo + a b start
     from zero and their sum is added to the tile's in float32 (wgmma's own accumulation over a long K chain is
     less precise). ``A_REGS``: an M-major float32 A is read into registers (wgmma reads 32-bit operands
-    from shared memory K-major only).
+    from shared memory K-major only). ``FMA``: float32 products on the CUDA cores, the stage released once
+    every warp has read it.
     """
     STAGES: gl.constexpr = a_bufs.type.shape[0]
     ROWS: gl.constexpr = acc.type.shape[0]
@@ -171,7 +212,17 @@ def _k_step(
         b = b_bufs.index(s).permute((1, 0))
     else:
         b = b_bufs.index(s)
-    if SPLIT3:
+    if FMA:
+        # float32 FMA on slices of FMA_K along K, read into registers
+        BLOCK_K: gl.constexpr = a.type.shape[1]
+        gl.static_assert(BLOCK_K % FMA_K == 0, "FMA K steps are a multiple of FMA_K")
+        a_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=acc.type.layout, k_width=0)
+        b_layout: gl.constexpr = gl.DotOperandLayout(operand_index=1, parent=acc.type.layout, k_width=0)
+        for k in gl.static_range(0, BLOCK_K, FMA_K):
+            acc = gl.dot_fma(a.slice(k, FMA_K, dim=1).load(a_layout), b.slice(k, FMA_K, dim=0).load(b_layout), acc)
+        gl.thread_barrier()  # every warp of the partition has read the stage
+        mbarrier.arrive(empty.index(s), count=1)
+    elif SPLIT3:
         a_lo = a_lo_bufs.index(s).slice(FIRST_ROW, ROWS, dim=0)
         b_lo = b_lo_bufs.index(s).permute((1, 0))
         part = warpgroup_mma(a_lo, b, acc, use_acc=False, is_async=True)
@@ -199,7 +250,7 @@ def _consumer(
     a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, c_bufs,
     ready, empty, bars, M, N, K, alpha, beta,
     HAS_C: gl.constexpr, A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr,
-    OUT_T: gl.constexpr, GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr, GROUP: gl.constexpr,
+    FMA: gl.constexpr, OUT_T: gl.constexpr, GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr, GROUP: gl.constexpr,
 ):  # fmt: skip
     """Consumer warp group GROUP: cooperative (``out_desc`` rows half the tile's), rows GROUP * BLOCK_M / 2 ..
     of every tile of this program; ping-pong (``out_desc`` rows the tile's), every other tile of this
@@ -207,50 +258,50 @@ def _consumer(
     other finishes its tile and stores it, and the tensor cores never wait for an epilogue. The K steps:
     ``_k_step``. ``OUT_T``: the kernel computes out^T = B^T A^T and stores each slice's transpose.
     """
-    ROWS: gl.constexpr = _out_block(out_desc.block_type.shape, OUT_T)[0]
+    EPI_M: gl.constexpr = _out_block(out_desc.block_type.shape, OUT_T)[0]
     EPI_N: gl.constexpr = _out_block(out_desc.block_type.shape, OUT_T)[1]
     BLOCK_M: gl.constexpr = _block_rows_and_k(a_desc.block_type.shape, A_K_MAJOR)[0]
-    PER_TILE: gl.constexpr = BLOCK_M // ROWS  # consumer groups per tile: 2 cooperative, 1 ping-pong
+    ROWS: gl.constexpr = BLOCK_M if FMA else EPI_M  # of the group's accumulator; FMA stores row slices
+    PER_TILE: gl.constexpr = BLOCK_M // ROWS  # consumer groups per tile: 2 cooperative, 1 ping-pong or FMA
+    PINGPONG: gl.constexpr = PER_TILE == 1 and not FMA  # (FMA: one consumer partition of eight warps)
     FIRST_ROW: gl.constexpr = (GROUP * ROWS) % BLOCK_M
     BLOCK_N: gl.constexpr = _block_rows_and_k(b_desc.block_type.shape, B_K_MAJOR)[0]
     BLOCK_K: gl.constexpr = _block_rows_and_k(a_desc.block_type.shape, A_K_MAJOR)[1]
     STAGES: gl.constexpr = a_bufs.type.shape[0]
     INSTR_K: gl.constexpr = 256 // a_desc.dtype.primitive_bitwidth
     gl.static_assert(BLOCK_N <= 256, "one wgmma instruction spans the tile's columns")
-    layout: gl.constexpr = gl.NVMMADistributedLayout(
-        version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, BLOCK_N, INSTR_K]
-    )
+    layout: gl.constexpr = _accumulator_layout(FMA, BLOCK_N, INSTR_K, A_K_MAJOR, B_K_MAJOR)
     # wgmma reads 32-bit operands from shared memory K-major only: an M-major float32 A goes through registers
-    A_REGS: gl.constexpr = not A_K_MAJOR and INSTR_K == 8
+    A_REGS: gl.constexpr = not A_K_MAJOR and INSTR_K == 8 and not FMA
     c_smem = c_bufs.index(GROUP)
     c_bar = bars.index(GROUP)
     num_tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
     k_tiles = gl.cdiv(K, BLOCK_K)
     c_phase = 0
-    first = gl.program_id(0) + (2 - PER_TILE) * GROUP * NUM_SMS
-    for tile in range(first, num_tiles, (3 - PER_TILE) * NUM_SMS):
+    first = gl.program_id(0) + PINGPONG * GROUP * NUM_SMS
+    for tile in range(first, num_tiles, (1 + PINGPONG) * NUM_SMS):
         row0, col0 = _tile_origin(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         acc = gl.zeros([ROWS, BLOCK_N], gl.float32, layout)
         step = (tile - gl.program_id(0)) // NUM_SMS * k_tiles  # the producer's count of this tile's first stage
-        if PER_TILE == 1:
+        if PINGPONG:
             # Ping-pong: take turns at whole K loops. A wait on a stage's mbarrier must not run more than one
             # phase ahead of its loads (parity waits), which the other group's K loop in between would.
             turn = (tile - first) // (2 * NUM_SMS)
             mbarrier.wait(bars.index(2 + GROUP), (turn & 1) ^ (1 - GROUP))  # group 0 goes first
         for kk in range(k_tiles):
             acc = _k_step(a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, ready, empty, acc, step, kk,
-                          A_K_MAJOR, B_K_MAJOR, SPLIT3, A_REGS, FIRST_ROW)  # fmt: skip
+                          A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, A_REGS, FIRST_ROW)  # fmt: skip
             step += 1
-        if PER_TILE == 1:
+        if PINGPONG:
             mbarrier.arrive(bars.index(3 - GROUP), count=1)  # the other group's turn
-        if not SPLIT3:
+        if not SPLIT3 and not FMA:
             acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
             mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES), count=1)  # K > 0
         row = row0 + FIRST_ROW
-        parts = _column_slices(acc, BLOCK_N // EPI_N)
+        parts = _slices(acc, (ROWS // EPI_M) * (BLOCK_N // EPI_N), FMA)
         for j in gl.static_range(len(parts)):
             part = parts[j] * alpha
-            at = [row, col0 + j * EPI_N]
+            at = [row + j * EPI_M, col0] if FMA else [row, col0 + j * EPI_N]
             if OUT_T:  # the kernel computed out^T = B^T A^T: store the slice's transpose
                 part = part.permute((1, 0))
                 at = [col0 + j * EPI_N, row]
@@ -272,7 +323,7 @@ def _consumer(
 def gemm_ws_kernel(
     a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, M, N, K, alpha, beta,
     HAS_C: gl.constexpr, A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr,
-    OUT_T: gl.constexpr, STAGES: gl.constexpr, GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr,
+    FMA: gl.constexpr, OUT_T: gl.constexpr, STAGES: gl.constexpr, GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr,
     CONSUMER_REGS: gl.constexpr,
 ):  # fmt: skip
     """``out = alpha * A @ B + beta * C`` on Hopper; see the module docstring.
@@ -282,8 +333,9 @@ def gemm_ws_kernel(
     ``a_lo_desc``/``b_lo_desc`` their TF32 remainders (otherwise not read). ``out_desc`` writes and
     ``c_desc`` reads (``HAS_C``) [BLOCK_M / 2, EPI_N] slices (the consumer groups share each tile) or
     [BLOCK_M, EPI_N] slices (ping-pong: each group takes every other tile), or their transposes (``OUT_T``:
-    the kernel's product is out^T). Launch with ``num_warps=4`` (the first
-    consumer group) and ``maxnreg`` such that the twelve warps fit the register file.
+    the kernel's product is out^T); with ``FMA`` row slices of the whole tile
+    (``epilogue_block``). Launch with ``num_warps=4`` (the first consumer group; ``FMA``: 8, the one consumer
+    partition) and ``maxnreg`` such that the twelve warps fit the register file.
     """
     a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES] + a_desc.block_type.shape, a_desc.layout)
     b_bufs = gl.allocate_shared_memory(b_desc.dtype, [STAGES] + b_desc.block_type.shape, b_desc.layout)
@@ -295,7 +347,8 @@ def gemm_ws_kernel(
         b_lo_bufs = a_lo_bufs
     c_bufs = gl.allocate_shared_memory(out_desc.dtype, [2] + out_desc.block_type.shape, out_desc.layout)
     BLOCK_M: gl.constexpr = _block_rows_and_k(a_desc.block_type.shape, A_K_MAJOR)[0]
-    PER_TILE: gl.constexpr = BLOCK_M // _out_block(out_desc.block_type.shape, OUT_T)[0]
+    # consumer groups per tile: 2 cooperative; 1 ping-pong or FMA (which stores row slices of the tile)
+    PER_TILE: gl.constexpr = 1 if FMA else BLOCK_M // _out_block(out_desc.block_type.shape, OUT_T)[0]
     ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     # per consumer group g: bars[g] for its loads of C, bars[2 + g] for its turn to run a K loop (ping-pong)
@@ -309,21 +362,35 @@ def gemm_ws_kernel(
     FIRST: gl.constexpr = 0
     SECOND: gl.constexpr = 1
     # (the argument tuples are spelled out: a tuple built in a variable loses its constexprs)
-    gl.warp_specialize(
-        [
-            (_consumer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs, b_lo_bufs,
-                         c_bufs, ready, empty, bars, M, N, K, alpha, beta,
-                         HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, OUT_T, GROUP_M, NUM_SMS, FIRST)),
-            (_consumer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs, b_lo_bufs,
-                         c_bufs, ready, empty, bars, M, N, K, alpha, beta,
-                         HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, OUT_T, GROUP_M, NUM_SMS, SECOND)),
-            (_producer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs, b_lo_bufs,
-                         c_bufs, ready, empty, bars, M, N, K, alpha, beta,
-                         HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, OUT_T, GROUP_M, NUM_SMS, SECOND)),
-        ],
-        [4, 1],
-        [CONSUMER_REGS, 40],
-    )  # fmt: skip
+    if FMA:  # one consumer partition of eight warps (the launch's), the producer
+        gl.warp_specialize(
+            [
+                (_consumer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs,
+                             b_lo_bufs, c_bufs, ready, empty, bars, M, N, K, alpha, beta,
+                             HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, OUT_T, GROUP_M, NUM_SMS, FIRST)),
+                (_producer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs,
+                             b_lo_bufs, c_bufs, ready, empty, bars, M, N, K, alpha, beta,
+                             HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, OUT_T, GROUP_M, NUM_SMS, SECOND)),
+            ],
+            [1],
+            [40],
+        )  # fmt: skip
+    else:  # two consumer groups of four warps, the producer
+        gl.warp_specialize(
+            [
+                (_consumer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs,
+                             b_lo_bufs, c_bufs, ready, empty, bars, M, N, K, alpha, beta,
+                             HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, OUT_T, GROUP_M, NUM_SMS, FIRST)),
+                (_consumer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs,
+                             b_lo_bufs, c_bufs, ready, empty, bars, M, N, K, alpha, beta,
+                             HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, OUT_T, GROUP_M, NUM_SMS, SECOND)),
+                (_producer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs,
+                             b_lo_bufs, c_bufs, ready, empty, bars, M, N, K, alpha, beta,
+                             HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, OUT_T, GROUP_M, NUM_SMS, SECOND)),
+            ],
+            [4, 1],
+            [CONSUMER_REGS, 40],
+        )  # fmt: skip
 
 
 def compile_sm90(
@@ -334,6 +401,7 @@ def compile_sm90(
     split3: bool,
     has_c: bool = False,
     out_t: bool = False,
+    fma: bool = False,
 ) -> dict:
     """Compiles ``gemm_ws_kernel`` for sm_90a without a GPU (Triton ships ptxas) for ``cfg`` (a ``GemmConfig``):
     {"shared": bytes, "spill_bytes": stores + loads, "registers": per thread at launch}.
@@ -351,10 +419,10 @@ def compile_sm90(
     x = torch.empty(256, 256, dtype=dtype)
     a_desc = ws_descriptor(x, a_k_major, cfg.block_m, cfg.block_k)
     b_desc = ws_descriptor(x, b_k_major, cfg.block_n, cfg.block_k)
-    rows = cfg.block_m if cfg.pingpong else cfg.block_m // 2
-    out_desc = ws_descriptor(x, not out_t, rows, cfg.block_n // cfg.epilogue_split)
+    rows, cols = epilogue_block(cfg.block_m, cfg.block_n, cfg.epilogue_split, fma, cfg.pingpong)
+    out_desc = ws_descriptor(x, not out_t, rows, cols)
     values = [a_desc, b_desc, a_desc, b_desc, out_desc, out_desc, 8192, 8192, 8192, 1.0, 0.5, has_c, a_k_major,
-              b_k_major, split3, out_t, cfg.num_stages, cfg.group_m, 132, WS_CONSUMER_REGS]  # fmt: skip
+              b_k_major, split3, fma, out_t, cfg.num_stages, cfg.group_m, 132, WS_CONSUMER_REGS]  # fmt: skip
     signature, constexprs = {}, {}
     for i, (name, value) in enumerate(zip(gemm_ws_kernel.arg_names, values)):
         if gemm_ws_kernel.params[i].is_constexpr:
@@ -363,7 +431,8 @@ def compile_sm90(
         else:
             signature[name] = mangle_type(value)
     src = GluonASTSource(gemm_ws_kernel, signature, constexprs)
-    kernel = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": 4, "maxnreg": WS_MAXNREG})
+    options = {"num_warps": 8 if fma else 4, "maxnreg": WS_MAXNREG}
+    kernel = triton.compile(src, target=GPUTarget("cuda", 90, 32), options=options)
     ptxas = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "ptxas")
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "kernel.ptx")

@@ -26,14 +26,14 @@ from densela._launch import GRAPHS, PLANS, cdiv
 class GemmConfig(NamedTuple):
     """How one product runs: the kernel, its tile shape, warps and pipeline depth.
 
-    ``kernel``: "tiles" (``gemm_tiles_kernel``: any strides, batches), "tma" (``gemm_tma_kernel``:
-    persistent, operands through TMA descriptors; 2-D products) or "ws" (``gemm_ws_kernel``: persistent and
-    warp-specialized, Gluon, Hopper only; ``num_warps`` is then that of each of its two consumer warp
-    groups, 4). ``split_k``: K slices of the tiles kernel summed in the same launch (for products with too
-    few output tiles to fill the GPU). ``flatten``: the TMA kernel pipelines across output tiles.
-    ``epilogue_split``: the TMA and warp-specialized kernels store each tile in this many column slices (1,
-    2 or 4), so that their epilogue needs less shared memory. ``pingpong``: the warp-specialized kernel's
-    consumer groups take alternate tiles whole instead of sharing each tile.
+    ``kernel``: "tiles" (``gemm_tiles_kernel``: any strides, batches), "tma" (``gemm_tma_kernel``: persistent, operands
+    through TMA descriptors; 2-D products) or "ws" (``gemm_ws_kernel``: persistent and warp-specialized, Gluon,
+    Hopper only; ``num_warps`` is then that of each of its two consumer warp groups, 4, or of its one FMA consumer,
+    8). ``split_k``: K slices of the tiles kernel summed in the same launch (for products with too few output tiles
+    to fill the GPU). ``flatten``: the TMA kernel pipelines across output tiles. ``epilogue_split``: the TMA and
+    warp-specialized kernels store each tile in this many column slices (1, 2 or 4), so that their epilogue needs
+    less shared memory. ``pingpong``: the warp-specialized kernel's consumer groups take alternate tiles whole
+    instead of sharing each tile.
     """
 
     block_m: int
@@ -66,11 +66,16 @@ _GEMM_LARGE = {
     # warp-specialized kernel (H100, scripts/ws-explore.py, 2026-11-23: bfloat16 1.02-1.06 of cuBLAS at
     # 4096^3 and 8192^3 where the TMA kernel gave 0.95-1.02 in the same runs; 3xTF32 2.1 of SGEMM at 8192^3)
     "16-bit": GemmConfig(128, 256, 64, 16, 4, 3, "ws"),
-    "ieee": GemmConfig(64, 128, 32, 8, 4, 4),
+    # float32 FMA: the warp-specialized kernel's eight-warp FMA consumer (H100, 2026-11-23: 0.91-0.96 of
+    # cuBLAS's SGEMM at 4096^3 and 8192^3 in the four operand orders, where the tiles kernel gave 0.82-0.86)
+    "ieee": GemmConfig(128, 128, 32, 8, 8, 4, "ws", epilogue_split=2),
     "tf32": GemmConfig(128, 256, 32, 8, 4, 4, "ws", epilogue_split=4),
     "tf32x3": GemmConfig(128, 128, 32, 8, 4, 3, "ws", epilogue_split=2),
     "float64": GemmConfig(64, 128, 16, 8, 4, 3),
 }
+_GEMM_LARGE_ELSEWHERE = {"ieee": GemmConfig(64, 128, 32, 8, 4, 4)}
+"""Large products where the warp-specialized kernel does not run, in place of the TMA kernel with its tiles:
+float32 FMA reads nothing through TMA that the tiles kernel cannot (the best of the tiles sweeps, H100/H200)."""
 _GEMM_MEDIUM = {
     # SMALL_MN <= m * n, and batches or too little work for the TMA kernel
     "16-bit": GemmConfig(128, 128, 64, 8, 8, 3),
@@ -353,7 +358,7 @@ def _table_choice(
     if mn >= LARGE_MN:
         large = _GEMM_LARGE[arith]
         if not warp_specialized(device):
-            large = without_warp_specialization(large)
+            large = _GEMM_LARGE_ELSEWHERE.get(arith) or without_warp_specialization(large)
         min_work = WS_MIN_WORK if large.kernel == "ws" else TMA_MIN_WORK
         if large.kernel != "tiles" and (batch > 1 or mn * k < min_work or not tma):
             large = _GEMM_MEDIUM[arith]
