@@ -171,16 +171,26 @@ def _slices(x, PARTS: gl.constexpr, ROWS: gl.constexpr):
     return xs
 
 
+_FMA_LAYOUTS = {  # (A K-major?, B K-major?): elements, threads and warps along (M, N); H100 sweeps, 2026-11-23
+    # (bench-results/nvidia-h100/2026-11-23-fma): K-major A and B at 45 TFLOP/s with [4, 1] or [1, 2] x [8, 4]
+    # elements x threads, 44 with [2, 1]; row-major A and B the same with [2, 4] and [4, 4]
+    (True, False): ([2, 4], [4, 8], [4, 2]),
+    (False, False): ([4, 4], [4, 8], [4, 2]),
+    (False, True): ([4, 1], [4, 8], [4, 2]),
+    (True, True): ([4, 1], [4, 8], [4, 2]),
+}
+
+
 @constexpr_function
 def _accumulator_layout(fma, block_n, instr_k, a_k_major, b_k_major):
     """The registers of a consumer group's accumulator. wgmma: its own layout. FMA: a blocked layout in which
-    each thread sums an 8 x 8 block of products (BLOCK_N 128), from operand elements it reads four at a time
-    from shared memory without bank conflicts: four consecutive rows of an M-major A (else two: the 16-byte
-    K vectors of the rows a warp reads together then lie in distinct banks under the 128-byte swizzle), four
-    consecutive columns of an N-major B (else one)."""
+    each thread of the eight warps sums an 8 x 8 block of products (a 128 x 128 tile), from operand vectors it
+    reads from shared memory: four consecutive rows of an M-major A, four columns of an N-major B, and a
+    K-major operand's 16-byte K vectors (``_FMA_LAYOUTS``)."""
     if not fma:
         return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, block_n, instr_k])
-    return gl.BlockedLayout([2 if a_k_major else 4, 1 if b_k_major else 4], [4, 8], [4, 2], [1, 0])
+    spt, tpw, wpc = _FMA_LAYOUTS[(a_k_major, b_k_major)]
+    return gl.BlockedLayout(spt, tpw, wpc, [1, 0])
 
 
 @gluon.jit
