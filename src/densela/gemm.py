@@ -13,7 +13,14 @@ from densela import _errors
 from densela._arrays import INTERPRET, Call, needs_int64, prepare
 from densela._launch import PLANS, WORKSPACE_TENSORS, Launcher, Plan, cdiv, scratch
 from densela.kernels.gemm import gemm_tiles_kernel, gemm_tma_kernel
-from densela.kernels.gemm_ws import WS_CONSUMER_REGS, WS_MAXNREG, epilogue_block, gemm_ws_kernel, ws_descriptor
+from densela.kernels.gemm_ws import (
+    WS_CONSUMER_REGS,
+    WS_MAXNREG,
+    epilogue_block,
+    gemm_ws_kernel,
+    ws_descriptor,
+    ws_num_warps,
+)
 from densela.transpose import launch_transpose
 from densela.tuning import (
     THIN_K,
@@ -473,7 +480,7 @@ def _launch_ws(
         HAS_C=c is not None, A_K_MAJOR=a_km, B_K_MAJOR=b_km, SPLIT3=split3,
         FMA=fma, OUT_T=swap,
         STAGES=cfg.num_stages, GROUP_M=cfg.group_m, NUM_SMS=sms, CONSUMER_REGS=WS_CONSUMER_REGS,
-        num_warps=8 if fma else 4, maxnreg=WS_MAXNREG,
+        num_warps=ws_num_warps(fma), maxnreg=WS_MAXNREG,
     )  # fmt: skip
 
 

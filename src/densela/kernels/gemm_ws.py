@@ -57,6 +57,25 @@ WS_MAXNREG = 168
 FMA_K = gl.constexpr(16)
 """K elements of the operands an FMA consumer thread reads per ``dot_fma`` (its least K); ptxas interleaves the
 reads with the products, so that they do not all occupy registers at once."""
+
+
+def ws_num_warps(fma: bool) -> int:
+    """Warps to launch ``gemm_ws_kernel`` with: its first partition's, a consumer group of four, or the one
+    FMA consumer of eight (the producer's warp comes on top).
+
+    Example:
+        >>> ws_num_warps(False), ws_num_warps(True)
+        (4, 8)
+    """
+    return 8 if fma else 4
+
+
+@constexpr_function
+def _consumer_groups(fma):
+    """Consumer partitions of the kernel, each with its own epilogue buffer: one for FMA, else two."""
+    return 1 if fma else 2
+
+
 WS_CONSUMER_REGS = 232
 """Registers per consumer thread once the producer's group has given its own back (it keeps 40): a 64 x 256
 float32 accumulator takes 128."""
@@ -355,7 +374,9 @@ def gemm_ws_kernel(
     else:  # not read
         a_lo_bufs = gl.allocate_shared_memory(a_desc.dtype, [1, 8, 8], a_desc.layout)
         b_lo_bufs = a_lo_bufs
-    c_bufs = gl.allocate_shared_memory(out_desc.dtype, [2] + out_desc.block_type.shape, out_desc.layout)
+    c_bufs = gl.allocate_shared_memory(
+        out_desc.dtype, [_consumer_groups(FMA)] + out_desc.block_type.shape, out_desc.layout
+    )
     BLOCK_M: gl.constexpr = _block_rows_and_k(a_desc.block_type.shape, A_K_MAJOR)[0]
     # consumer groups per tile: 2 cooperative; 1 ping-pong or FMA (which stores row slices of the tile)
     PER_TILE: gl.constexpr = 1 if FMA else BLOCK_M // _out_block(out_desc.block_type.shape, OUT_T)[0]
@@ -441,7 +462,7 @@ def compile_sm90(
         else:
             signature[name] = mangle_type(value)
     src = GluonASTSource(gemm_ws_kernel, signature, constexprs)
-    options = {"num_warps": 8 if fma else 4, "maxnreg": WS_MAXNREG}
+    options = {"num_warps": ws_num_warps(fma), "maxnreg": WS_MAXNREG}
     kernel = triton.compile(src, target=GPUTarget("cuda", 90, 32), options=options)
     ptxas = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "ptxas")
     with tempfile.TemporaryDirectory() as tmp:
