@@ -379,7 +379,8 @@ WS_PRECISIONS = [
 @pytest.mark.parametrize("m, n, k", [(7, 8, 33), (300, 264, 200), (129, 72, 1001), (2000, 1000, 300)])
 @pytest.mark.parametrize("a_layout, b_layout", [("row", "row"), ("col", "col"), ("row", "col"), ("col", "row")])
 def test_warp_specialized_kernel(device, monkeypatch, cfg, dtype, precision, m, n, k, a_layout, b_layout):
-    """The warp-specialized kernel (Hopper only; float32 FMA on its eight-warp consumer) on edge tiles, operand copies
+    """The warp-specialized kernel (Hopper only; float32 FMA on its eight-warp consumer, two K-major operands with
+    one copied into the other order first) on edge tiles, operand copies
     (rows TMA cannot read, a TF32 B not K-major beside an A not K-major), TF32's A through registers and its swapped
     row-major operands (tiles stored transposed), both operand orders, alpha, beta and C, several tiles per program
     with more K steps than stages (2000 x 1000 x 300: in ping-pong the groups must take turns at their K loops), and
