@@ -69,7 +69,9 @@ _GEMM_LARGE = {
     # float32 FMA: the warp-specialized kernel's eight-warp FMA consumer (H100, 2026-11-23: 0.91-0.96 of
     # cuBLAS's SGEMM at 4096^3 and 8192^3 in the four operand orders, where the tiles kernel gave 0.82-0.86)
     "ieee": GemmConfig(128, 128, 32, 8, 8, 4, "ws", epilogue_split=2),
-    "tf32": GemmConfig(128, 256, 32, 8, 4, 4, "ws", epilogue_split=4),
+    # TF32: tile rows in groups of 16, as for 16-bit (H100, scripts/gemm-clocks.py, 2026-11-23: 0.3-2% faster than
+    # groups of 8 over three-second runs at 4096^3 and 8192^3, less DRAM traffic under the board's power limit)
+    "tf32": GemmConfig(128, 256, 32, 16, 4, 4, "ws", epilogue_split=4),
     "tf32x3": GemmConfig(128, 128, 32, 8, 4, 3, "ws", epilogue_split=2),
     "float64": GemmConfig(64, 128, 16, 8, 4, 3),
 }
