@@ -92,6 +92,10 @@ of cuBLAS against 0.80 with 64 x 64 tiles, H100)."""
 _GEMM_SMALL_K = GemmConfig(32, 32, 128, 8, 4, 2)
 """m * n <= SMALL_MN and k <= SMALL_K: the whole inner dimension in one or two steps (128^3: float32 1.41,
 bfloat16 1.05, float64 0.94 of cuBLAS, H100)."""
+_GEMM_SMALL_FLOAT64 = GemmConfig(32, 32, 64, 8, 4, 3)
+"""m * n <= SMALL_MN in float64, one product: four warps on 32 x 32 tiles in K steps of 64 (H100, 2026-11-23,
+``bench-results/nvidia-h100/2026-11-23-small-float64/small64.jsonl``: 256^3 1.00 of cuBLAS against 0.89 with
+``_GEMM_SMALL_K``, 512^3 0.96 against 0.93 with ``_GEMM_SMALL``, 128^3 0.86 against 0.87)."""
 _GEMM_MID_TMA = GemmConfig(64, 128, 64, 8, 4, 4, "tma")
 """2-D 16-bit products above MID_TILES_WORK up to MID_TMA_WORK whose rows TMA reads in place: 0.84-0.89 of
 cuBLAS at 1000^3 and 1100^3, above the tiles kernel there (H100)."""
@@ -390,6 +394,8 @@ def _table_choice(
                 if split >= 2:
                     return cfg._replace(split_k=split)
     if mn <= SMALL_MN:
+        if arith == "float64" and batch == 1:
+            return _GEMM_SMALL_FLOAT64
         return _GEMM_SMALL_K if k <= SMALL_K else _GEMM_SMALL
     return _balanced(_GEMM_MEDIUM[arith], m, n, k, batch, device)
 
