@@ -30,7 +30,8 @@ OUT = os.environ.get("OUT", ".")
 SECONDS = float(sys.argv[1]) if len(sys.argv) > 1 else 3.0
 CASES = [  # dtype, precision, n, layout (two letters, n row-major, t a transposed view, for A and B)
     ("bfloat16", None, 8192, "nn"), ("float32", "tf32", 8192, "nn"), ("float32", "tf32", 8192, "nt"),
-    ("float32", "tf32", 4096, "nn"), ("float32", "ieee", 4096, "nn"),
+    ("float32", "tf32", 4096, "nn"), ("float32", "ieee", 4096, "nn"), ("float64", None, 4096, "nn"),
+    ("float64", None, 8192, "nn"),
 ]  # fmt: skip
 PICK = sys.argv[2] if len(sys.argv) > 2 else ""
 VARIANTS = {  # (dtype, precision): {name: GemmConfig} run through launch_gemm beside the tables' choice

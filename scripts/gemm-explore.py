@@ -1,7 +1,8 @@
 """Explores GEMM kernel paths and configurations on a GPU against cuBLAS: the evidence behind the tables in
 ``densela.tuning`` (a precursor of ``densela tune``, which sweeps the same way per shape bucket).
 
-    python3 scripts/gemm-explore.py [GROUP ...]      # groups: thin small small64 long-k mid16 16bit ieee overhead
+    python3 scripts/gemm-explore.py [GROUP ...]      # groups: thin small small64 small16 long-k mid16 16bit ieee
+                                                     #         overhead
 
 Phase 1 compiles every variant in worker processes (filling Triton's cache); phase 2 times each in this
 process: the call's launches are captured in a CUDA graph, whose replays ``triton.testing.do_bench`` times
@@ -76,6 +77,9 @@ SMALL64 = [C(32, 32, 128, 8, 4, 2), C(32, 32, 32, 8, 2, 3), C(16, 32, 128, 8, 2,
            C(32, 32, 64, 8, 4, 2, split_k=2), C(32, 32, 32, 8, 2, 3, split_k=2), C(32, 32, 32, 8, 2, 3, split_k=4),
            C(16, 32, 64, 8, 2, 3, split_k=2), C(32, 64, 64, 8, 4, 3, split_k=2),
            C(64, 64, 32, 8, 4, 3, split_k=4)]  # fmt: skip
+SMALL16 = [C(32, 32, 128, 8, 4, 2), C(32, 32, 64, 8, 4, 3), C(16, 32, 64, 8, 2, 3), C(32, 16, 128, 8, 2, 2),
+           C(16, 32, 128, 8, 2, 2), C(16, 16, 128, 8, 1, 2), C(32, 32, 64, 8, 2, 3), C(32, 64, 64, 8, 4, 3),
+           C(64, 64, 64, 8, 4, 3), C(32, 32, 128, 8, 2, 2), C(16, 64, 64, 8, 2, 3)]  # fmt: skip
 SPLIT_BASES = [C(16, 16, 64, 1, 1, 3), C(32, 32, 64, 1, 4, 3), C(64, 64, 32, 8, 4, 3), C(32, 64, 64, 8, 4, 3)]
 SPLITS = (4, 8, 16, 32, 64)
 LONG_K = {  # rounds 2-3 of 2026-11-23 evening: larger tiles over the short side, deeper K steps
@@ -124,6 +128,8 @@ def _variants() -> list[Variant]:
         add("small", dt, "ieee", [(n, n, n) for n in (128, 256, 512)], SMALL)
     # float64 up to 512^3 (0.91-0.94 of cuBLAS in the lab of 2026-11-23): thinner tiles, more warps, K splits
     add("small64", "float64", "ieee", [(n, n, n) for n in (128, 256, 512)], SMALL64)
+    for dt in ("bfloat16", "float16"):  # 16-bit 256^3 at 0.94-0.96 of cuBLAS (2026-11-23)
+        add("small16", dt, "ieee", [(n, n, n) for n in (128, 256, 512)], SMALL16)
     # 16-bit products that stream their operands (few output tiles, long K) and small ones: deeper K steps,
     # tiles spanning the short side, splits
     for shape, (bases, splits) in LONG_K.items():
