@@ -743,6 +743,26 @@ def test_repeated_matmul_replays_the_plan_on_new_data(device, dtype, precision, 
     assert (plans[0] is not None) == (INTERPRET or device == "cuda"), "planned wherever kernels run"
 
 
+@pytest.mark.parametrize("out_layout", ["row", "col"])
+def test_repeated_matmul_with_out_replays_into_it(device, out_layout):
+    """matmul(a, b, out=out) replays too: each call writes its own product into its own out (poisoned, so an
+    unwritten element shows) and returns that very array; an out sharing memory with an operand is still
+    refused, before anything is written, once the signature has a plan."""
+    for _ in range(3):
+        a, b = make((19, 33), torch.float32, device), make((33, 21), torch.float32, device, "col")
+        out = poisoned((19, 21), torch.float32, device, out_layout)
+        assert dl.matmul(a, b, out=out) is out, "matmul returns the out it was given"
+        check(out, a, b, what="replayed matmul into out")
+    (plan,) = densela._launch.PLANS.values()
+    assert (plan is not None) == (INTERPRET or device == "cuda"), "planned wherever kernels run"
+    a, square = make((21, 21), torch.float32, device), make((21, 21), torch.float32, device)
+    dl.matmul(a, square, out=poisoned((21, 21), torch.float32, device))  # plans the signature
+    before = square.clone()
+    with pytest.raises(ValueError, match="out overlaps"):
+        dl.matmul(a, square, out=square)
+    assert_identical(square, before, "out after a rejected call")
+
+
 def test_plans_separate_strides_and_alignment(device):
     """A transposed view, an operand one element off 16-byte alignment and another dtype each plan anew, and
     every one computes its own product."""

@@ -124,9 +124,11 @@ class Plan:
     """The launches of one call, replayed on other tensors of the same shapes, strides, dtypes and alignment.
 
     ``Plan.record(slots, run)`` runs ``run()`` (the whole checked call) while recording its launches and
-    returns ``(result, plan)``. ``slots`` are the call's tensors, the result is appended as the last one;
-    ``plan(*tensors)`` then allocates a new result like the recorded one and repeats the launches with the
-    given tensors in the recorded ones' places, skipping every check and configuration choice.
+    returns ``(result, plan)``. ``slots`` are the call's tensors; a result that is not the last of them (the
+    call's ``out``) is appended as the last one, and ``plan(*tensors)`` then allocates a new result like the
+    recorded one; either way it repeats the launches with the given tensors in the recorded ones' places,
+    skipping every check and configuration choice (the caller keys plans on everything the checks read, and
+    keeps an ``out`` that shares memory with an operand from a plan).
 
     A launch argument may also be a view of a slot's memory (``b.T``, a reinterpretation as integers), a
     buffer the call allocated through ``scratch`` (operand copies; the replay allocates it anew, the same
@@ -137,8 +139,9 @@ class Plan:
     """
 
     def __init__(self, result: torch.Tensor, launches: list[tuple[_Launch, list[Any], list[tuple[int, Any]]]],
-                 scratch: list[int]) -> None:  # fmt: skip
+                 scratch: list[int], given: bool = False) -> None:  # fmt: skip
         self.shape, self.dtype, self.device = result.shape, result.dtype, result.device
+        self.given = given
         self.scratch = scratch
         self.launches = [(launch.launcher.run, launch.entry, launch.grid, args, places, launch.kwargs)
                          for launch, args, places in launches]  # fmt: skip
@@ -150,10 +153,12 @@ class Plan:
             result = run()
         finally:
             _local.launches = _local.scratch = None
-        if not launches or type(result) is not torch.Tensor or not result.is_contiguous():
+        given = bool(slots) and result is slots[-1]  # written into the call's out
+        if not launches or type(result) is not torch.Tensor or not (given or result.is_contiguous()):
             return result, None
-        slots = (*slots, result)
-        memory = {_storage(t): i for i, t in enumerate(slots)}
+        if not given:
+            slots = (*slots, result)
+        memory = {storage_ptr(t): i for i, t in enumerate(slots)}
         if len(memory) < len(slots):
             return result, None  # operands sharing memory: which one a launch read would be ambiguous
         groups = list(scratch)  # scratch storages, numbered after the slots
@@ -177,11 +182,14 @@ class Plan:
                 args[position] = None  # filled in on each replay
                 places.append((position, spec))
             recorded.append((launch, args, places))
-        return result, Plan(result, recorded, [scratch[g] for g in groups])
+        return result, Plan(result, recorded, [scratch[g] for g in groups], given)
 
     def __call__(self, *tensors: torch.Tensor) -> torch.Tensor:
-        result = torch.empty(self.shape, dtype=self.dtype, device=self.device)
-        slots = (*tensors, result)
+        if self.given:
+            result, slots = tensors[-1], tensors
+        else:
+            result = torch.empty(self.shape, dtype=self.dtype, device=self.device)
+            slots = (*tensors, result)
         if self.scratch:
             slots = (*slots, *(torch.empty(n, dtype=torch.uint8, device=self.device) for n in self.scratch))
         for run, entry, grid, template, places, kwargs in self.launches:
@@ -197,11 +205,12 @@ def scratch(shape: tuple[int, ...], dtype: torch.dtype, device: torch.device) ->
     a replayed ``Plan`` allocates it anew instead of refusing the call."""
     t = torch.empty(shape, dtype=dtype, device=device)
     if getattr(_local, "scratch", None) is not None:
-        _local.scratch[_storage(t)] = t.untyped_storage().nbytes()
+        _local.scratch[storage_ptr(t)] = t.untyped_storage().nbytes()
     return t
 
 
-def _storage(t: torch.Tensor) -> int:
+def storage_ptr(t: torch.Tensor) -> int:
+    """Where the memory ``t`` views starts: equal for two tensors exactly when they share a storage."""
     return t.untyped_storage().data_ptr()
 
 
@@ -243,7 +252,7 @@ class _Descriptor(NamedTuple):
 def _view_spec(x: torch.Tensor, slots: tuple[torch.Tensor, ...], memory: dict[int, int], groups: list[int]) -> Any:
     """How to rebuild ``x`` on replay: a slot (its number; also for another view with the slot's own shape,
     strides and start), a view of a slot's memory or of a scratch buffer (``_View``), or None."""
-    storage = _storage(x)
+    storage = storage_ptr(x)
     if storage in memory:
         slot = slots[memory[storage]]
         if x is slot or (x.dtype == slot.dtype and x.data_ptr() == slot.data_ptr() and x.shape == slot.shape

@@ -11,7 +11,7 @@ from triton.tools.tensor_descriptor import TensorDescriptor
 
 from densela import _errors
 from densela._arrays import INTERPRET, Call, needs_int64, prepare
-from densela._launch import PLANS, WORKSPACE_TENSORS, Launcher, Plan, cdiv, scratch
+from densela._launch import PLANS, WORKSPACE_TENSORS, Launcher, Plan, cdiv, scratch, storage_ptr
 from densela.kernels.gemm import gemm_tiles_kernel, gemm_tma_kernel
 from densela.kernels.gemm_ws import (
     WS_CONSUMER_REGS,
@@ -59,10 +59,15 @@ def matmul(a: Any, b: Any, /, *, out: Any = None, precision: str | None = None) 
         array([[1., 2.],
                [3., 4.]])
     """
-    if out is not None or type(a) is not torch.Tensor or type(b) is not torch.Tensor:
+    if (
+        type(a) is not torch.Tensor
+        or type(b) is not torch.Tensor
+        or (out is not None and type(out) is not torch.Tensor)
+    ):
         return _gemm("matmul", a, b, None, 1.0, 0.0, False, False, out, precision)
-    # Torch tensors without out: a call like an earlier one (shapes, strides, dtypes, devices, alignment, stream)
-    # replays that call's launches without the checks and the configuration choice.
+    # Torch tensors: a call like an earlier one (shapes, strides, dtypes, devices, alignment, stream, and those of
+    # out) replays that call's launches without the checks and the configuration choice; an out sharing memory
+    # with an operand goes through the checks (which refuse it).
     if a.is_cuda:
         device = torch._C._cuda_getDevice()
         stream = torch._C._cuda_getCurrentRawStream(device)
@@ -71,16 +76,21 @@ def matmul(a: Any, b: Any, /, *, out: Any = None, precision: str | None = None) 
     key = (a.shape, b.shape, a.stride(), b.stride(), a.dtype, b.dtype, a.get_device(), b.get_device(),
            a.data_ptr() & 15 == 0, b.data_ptr() & 15 == 0, a.is_neg(), b.is_neg(), precision, device,
            stream)  # fmt: skip
+    if out is not None:
+        key += (out.shape, out.stride(), out.dtype, out.get_device(), out.data_ptr() & 15 == 0, out.is_neg())
     plan = PLANS.get(key, _UNPLANNED)
     if plan is _UNPLANNED:
-        result, plan = Plan.record((a, b), lambda: _gemm("matmul", a, b, None, 1.0, 0.0, False, False, None, precision))
+        slots = (a, b) if out is None else (a, b, out)
+        result, plan = Plan.record(slots, lambda: _gemm("matmul", a, b, None, 1.0, 0.0, False, False, out, precision))
         if len(PLANS) >= PLAN_LIMIT:
             PLANS.clear()
         PLANS[key] = plan
         return result
-    if plan is None:
-        return _gemm("matmul", a, b, None, 1.0, 0.0, False, False, None, precision)
-    return plan(a, b)
+    if out is None:
+        return _gemm("matmul", a, b, None, 1.0, 0.0, False, False, None, precision) if plan is None else plan(a, b)
+    if plan is None or storage_ptr(out) in (storage_ptr(a), storage_ptr(b)):
+        return _gemm("matmul", a, b, None, 1.0, 0.0, False, False, out, precision)
+    return plan(a, b, out)
 
 
 PLAN_LIMIT = 4096
