@@ -1,8 +1,8 @@
 """Explores GEMM kernel paths and configurations on a GPU against cuBLAS: the evidence behind the tables in
 ``densela.tuning`` (a precursor of ``densela tune``, which sweeps the same way per shape bucket).
 
-    python3 scripts/gemm-explore.py [GROUP ...]      # groups: thin small small64 small16 long-k mid16 16bit ieee
-                                                     #         overhead
+    python3 scripts/gemm-explore.py [GROUP ...]      # groups: thin thin-ws small small64 small16 long-k mid16 16bit
+                                                     #         ieee overhead
 
 Phase 1 compiles every variant in worker processes (filling Triton's cache); phase 2 times each in this
 process: the call's launches are captured in a CUDA graph, whose replays ``triton.testing.do_bench`` times
@@ -80,6 +80,12 @@ SMALL64 = [C(32, 32, 128, 8, 4, 2), C(32, 32, 32, 8, 2, 3), C(16, 32, 128, 8, 2,
 SMALL16 = [C(32, 32, 128, 8, 4, 2), C(32, 32, 64, 8, 4, 3), C(16, 32, 64, 8, 2, 3), C(32, 16, 128, 8, 2, 2),
            C(16, 32, 128, 8, 2, 2), C(16, 16, 128, 8, 1, 2), C(32, 32, 64, 8, 2, 3), C(32, 64, 64, 8, 4, 3),
            C(64, 64, 64, 8, 4, 3), C(32, 32, 128, 8, 2, 2), C(16, 64, 64, 8, 2, 3)]  # fmt: skip
+THIN_WS = [
+    C(128, 128, 32, 8, 8, 4, "ws", epilogue_split=2),
+    C(128, 128, 16, 8, 8, 4, "ws", epilogue_split=2),
+    C(128, 128, 64, 8, 8, 3, "ws", epilogue_split=2),
+    C(128, 128, 32, 8, 8, 4, "ws", epilogue_split=1),
+]
 SPLIT_BASES = [C(16, 16, 64, 1, 1, 3), C(32, 32, 64, 1, 4, 3), C(64, 64, 32, 8, 4, 3), C(32, 64, 64, 8, 4, 3)]
 SPLITS = (4, 8, 16, 32, 64)
 LONG_K = {  # rounds 2-3 of 2026-11-23 evening: larger tiles over the short side, deeper K steps
@@ -124,6 +130,12 @@ def _variants() -> list[Variant]:
                     if -(-k // base.block_k) >= 2 * s and tiles[base] < 132]  # fmt: skip
             add("thin", dt, "ieee", [shape], cfgs + SMALL[:3])
         add("thin", dt, "ieee", tiny_k, THIN_K_CANDIDATES + SMALL[5:7])
+    # float32 FMA with a short K and a large output (the gemm-thin rows): the warp-specialized FMA consumer, whose
+    # TMA stores leave while the next tile's products run, against the tiles kernel
+    thin_ws = [(20480, 20480, 32), (20480, 20480, 48), (20480, 20480, 64), (20480, 20480, 96), (20480, 20480, 128),
+               (16384, 16384, 96), (12288, 12288, 64), (8192, 8192, 48), (4096, 4096, 32), (5000, 5000, 50),
+               (3600, 3600, 36), (2500, 2500, 25)]  # fmt: skip
+    add("thin-ws", "float32", "ieee", thin_ws, THIN_WS)
     for dt in ("float32", "bfloat16", "float64"):
         add("small", dt, "ieee", [(n, n, n) for n in (128, 256, 512)], SMALL)
     # float64 up to 512^3 (0.91-0.94 of cuBLAS in the lab of 2026-11-23): thinner tiles, more warps, K splits
