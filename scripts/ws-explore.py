@@ -63,6 +63,9 @@ CONFIGS = [
     Cfg(dtype="float32", precision="ieee", block_n=128, block_k=32, stages=4, epi_n=32, layout="nt"),
     Cfg(dtype="float32", precision="ieee", block_n=128, block_k=32, stages=4, epi_n=64, layout="tn"),
     Cfg(dtype="float32", precision="ieee", block_n=128, block_k=32, stages=4, epi_n=32, group_m=16),
+    # float32 FMA storing each tile in one 128-row slice (64 KiB of shared memory)
+    Cfg(dtype="float32", precision="ieee", block_n=128, block_k=32, stages=4, epi_n=128),
+    Cfg(dtype="float32", precision="ieee", block_n=128, block_k=32, stages=4, epi_n=128, layout="tn"),
 ]
 
 
