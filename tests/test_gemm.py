@@ -364,6 +364,7 @@ def test_forced_kernel_paths_match_reference(device, monkeypatch, cfg, case):
 WS_CONFIGS = [  # K steps of 32: 128-byte float32 rows, the widest TMA box that swizzles
     pytest.param(densela.tuning.GemmConfig(128, 64, 32, 4, 4, 2, "ws", epilogue_split=2), id="ws-128x64-halves"),
     pytest.param(densela.tuning.GemmConfig(128, 128, 32, 8, 4, 3, "ws", epilogue_split=2), id="ws-128x128-halves"),
+    pytest.param(densela.tuning.GemmConfig(128, 128, 32, 8, 4, 3, "ws", epilogue_split=1), id="ws-128x128-whole"),
     pytest.param(densela.tuning.GemmConfig(128, 64, 32, 8, 4, 3, "ws", pingpong=True), id="ws-pingpong"),
 ]
 WS_PRECISIONS = [

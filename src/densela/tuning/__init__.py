@@ -67,8 +67,9 @@ _GEMM_LARGE = {
     # 4096^3 and 8192^3 where the TMA kernel gave 0.95-1.02 in the same runs; 3xTF32 2.1 of SGEMM at 8192^3)
     "16-bit": GemmConfig(128, 256, 64, 16, 4, 3, "ws"),
     # float32 FMA: the warp-specialized kernel's eight-warp FMA consumer (H100, 2026-11-23: 0.91-0.96 of
-    # cuBLAS's SGEMM at 4096^3 and 8192^3 in the four operand orders, where the tiles kernel gave 0.82-0.86)
-    "ieee": GemmConfig(128, 128, 32, 8, 8, 4, "ws", epilogue_split=2),
+    # cuBLAS's SGEMM at 4096^3 and 8192^3 in the four operand orders, where the tiles kernel gave 0.82-0.86),
+    # each tile stored in one slice (the same at 2048^3..8192^3 as two, 6% faster with k = 96..128)
+    "ieee": GemmConfig(128, 128, 32, 8, 8, 4, "ws", epilogue_split=1),
     # TF32: tile rows in groups of 16, as for 16-bit (H100, scripts/gemm-clocks.py, 2026-11-23: 0.3-2% faster than
     # groups of 8 over three-second runs at 4096^3 and 8192^3, less DRAM traffic under the board's power limit)
     "tf32": GemmConfig(128, 256, 32, 16, 4, 4, "ws", epilogue_split=4),
@@ -127,6 +128,11 @@ _GEMM_THIN_K_TMA = GemmConfig(128, 128, 64, 8, 8, 3, "tma")
 """2-D 16-bit products with k == THIN_K: one K step of the TMA kernel (bfloat16 20480 x 64 x 20480: 1.02 of
 cuBLAS against 0.88 on the tiles kernel, H100)."""
 
+THIN_WS_MN = 4096 * 4096
+"""Outputs from which a float32 FMA product with k <= THIN_K runs on the warp-specialized kernel on Hopper, its TMA
+stores leaving while the next tile's products run (H100, 2026-11-23, ``bench-results/nvidia-h100/2026-11-23-thin-ws``:
+20480 x 32 x 20480 1.41 of cuBLAS against 0.95 on the tiles kernel, 4096 x 32 x 4096 1.40 against 1.18,
+5000 x 50 x 5000 1.07 against 0.94; 3600 x 36 x 3600 0.94 against 1.05)."""
 LARGE_MN = 2048 * 2048
 SMALL_MN = 512 * 512
 SMALL_K = 256
@@ -360,6 +366,8 @@ def _table_choice(
     if k <= THIN_K and mn >= SMALL_MN:
         if arith == "16-bit" and k == THIN_K and tma and batch == 1:
             return _GEMM_THIN_K_TMA
+        if arith == "ieee" and mn >= THIN_WS_MN and tma and batch == 1 and warp_specialized(device):
+            return _GEMM_LARGE["ieee"]
         return _GEMM_THIN_K_IEEE if arith == "ieee" else _GEMM_THIN_K
     if mn >= LARGE_MN:
         large = _GEMM_LARGE[arith]

@@ -62,7 +62,8 @@ LARGE_CANDIDATES: dict[str, list[GemmConfig]] = {
                _tma(128, 128, 32, 8, 8, 3, epilogue_split=2), _tma(128, 256, 16, 8, 8, 3, epilogue_split=4),
                _tma(128, 256, 32, 8, 8, 2, epilogue_split=4), _tma(128, 128, 16, 8, 8, 4, epilogue_split=2),
                C(128, 128, 64, 8, 8, 2)],
-    "ieee": [_ws(128, 128, 32, 8, 8, 4, epilogue_split=2), _ws(256, 128, 32, 8, 8, 3, epilogue_split=4),
+    "ieee": [_ws(128, 128, 32, 8, 8, 4, epilogue_split=1), _ws(128, 128, 32, 8, 8, 4, epilogue_split=2),
+             _ws(256, 128, 32, 8, 8, 3, epilogue_split=4),
              C(64, 128, 32, 8, 4, 4), C(128, 128, 32, 8, 8, 3), C(128, 64, 32, 8, 4, 4), C(64, 128, 32, 8, 4, 3)],
     "float64": [C(64, 128, 16, 8, 4, 3), C(128, 64, 16, 8, 4, 3), C(64, 128, 16, 8, 4, 4), C(64, 64, 32, 8, 4, 3)],
 }  # fmt: skip
@@ -105,6 +106,8 @@ def candidates(m: int, n: int, k: int, dtype: torch.dtype, precision: str | None
     mn = m * n
     if k <= THIN_K and mn >= SMALL_MN:
         found += THIN_K_CANDIDATES
+        if arith == "ieee" and batch == 1 and warp_specialized(device):
+            found += [c for c in LARGE_CANDIDATES["ieee"] if c.kernel == "ws"]
     elif mn >= LARGE_MN:
         runs = {"tiles"} | ({"tma", "ws"} if batch == 1 else set())
         if not warp_specialized(device):
