@@ -85,6 +85,7 @@ THIN_WS = [
     C(128, 128, 16, 8, 8, 4, "ws", epilogue_split=2),
     C(128, 128, 64, 8, 8, 3, "ws", epilogue_split=2),
     C(128, 128, 32, 8, 8, 4, "ws", epilogue_split=1),
+    C(64, 64, 16, 8, 4, 2),
 ]
 SPLIT_BASES = [C(16, 16, 64, 1, 1, 3), C(32, 32, 64, 1, 4, 3), C(64, 64, 32, 8, 4, 3), C(32, 64, 64, 8, 4, 3)]
 SPLITS = (4, 8, 16, 32, 64)
@@ -131,10 +132,11 @@ def _variants() -> list[Variant]:
             add("thin", dt, "ieee", [shape], cfgs + SMALL[:3])
         add("thin", dt, "ieee", tiny_k, THIN_K_CANDIDATES + SMALL[5:7])
     # float32 FMA with a short K and a large output (the gemm-thin rows): the warp-specialized FMA consumer, whose
-    # TMA stores leave while the next tile's products run, against the tiles kernel
+    # TMA stores leave while the next tile's products run, against the tiles kernel (64 x 64 x 16: its thin-K
+    # table before 2026-11-23 night); odd sizes leave the warp-specialized kernel (rows TMA cannot write)
     thin_ws = [(20480, 20480, 32), (20480, 20480, 48), (20480, 20480, 64), (20480, 20480, 96), (20480, 20480, 128),
                (16384, 16384, 96), (12288, 12288, 64), (8192, 8192, 48), (4096, 4096, 32), (5000, 5000, 50),
-               (3600, 3600, 36), (2500, 2500, 25)]  # fmt: skip
+               (3600, 3600, 36), (2500, 2500, 25), (5001, 5001, 50), (20481, 20481, 32)]  # fmt: skip
     add("thin-ws", "float32", "ieee", thin_ws, THIN_WS)
     for dt in ("float32", "bfloat16", "float64"):
         add("small", dt, "ieee", [(n, n, n) for n in (128, 256, 512)], SMALL)
