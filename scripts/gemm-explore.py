@@ -136,7 +136,8 @@ def _variants() -> list[Variant]:
     # table before 2026-11-23 night); odd sizes leave the warp-specialized kernel (rows TMA cannot write)
     thin_ws = [(20480, 20480, 32), (20480, 20480, 48), (20480, 20480, 64), (20480, 20480, 96), (20480, 20480, 128),
                (16384, 16384, 96), (12288, 12288, 64), (8192, 8192, 48), (4096, 4096, 32), (5000, 5000, 50),
-               (3600, 3600, 36), (2500, 2500, 25), (5001, 5001, 50), (20481, 20481, 32)]  # fmt: skip
+               (3600, 3600, 36), (2500, 2500, 25), (5001, 5001, 50), (20481, 20481, 32),
+               (4097, 4097, 4097)]  # fmt: skip
     add("thin-ws", "float32", "ieee", thin_ws, THIN_WS)
     for dt in ("float32", "bfloat16", "float64"):
         add("small", dt, "ieee", [(n, n, n) for n in (128, 256, 512)], SMALL)

@@ -364,7 +364,7 @@ def test_forced_kernel_paths_match_reference(device, monkeypatch, cfg, case):
 WS_CONFIGS = [  # K steps of 32: 128-byte float32 rows, the widest TMA box that swizzles
     pytest.param(densela.tuning.GemmConfig(128, 64, 32, 4, 4, 2, "ws", epilogue_split=2), id="ws-128x64-halves"),
     pytest.param(densela.tuning.GemmConfig(128, 128, 32, 8, 4, 3, "ws", epilogue_split=2), id="ws-128x128-halves"),
-    pytest.param(densela.tuning.GemmConfig(128, 128, 32, 8, 4, 3, "ws", epilogue_split=1), id="ws-128x128-whole"),
+    pytest.param(densela.tuning.GemmConfig(128, 128, 32, 8, 4, 2, "ws", epilogue_split=1), id="ws-128x128-whole"),
     pytest.param(densela.tuning.GemmConfig(128, 64, 32, 8, 4, 3, "ws", pingpong=True), id="ws-pingpong"),
 ]
 WS_PRECISIONS = [
@@ -413,6 +413,20 @@ def test_warp_specialized_kernel_leaves_unaligned_outputs_to_the_tma_kernel(devi
     out = poisoned((300, 1001), torch.bfloat16, device)[:, :264]
     dl.matmul(a, b, out=out)
     check(out, a, b, what="strided out")
+
+
+@pytest.mark.gpu
+def test_fma_outputs_tma_cannot_write_go_to_the_tiles_kernel(device, monkeypatch):
+    """A float32 FMA product whose ``out`` rows TMA cannot write (a stride of 1001 elements) leaves the
+    warp-specialized configuration for the tiles kernel, not the TMA kernel (whose FMA dot ran at 0.11-0.16 of
+    cuBLAS there)."""
+    _forced(monkeypatch, densela.tuning.GemmConfig(128, 128, 32, 8, 8, 4, "ws", epilogue_split=1))
+    monkeypatch.setattr(GEMM_MODULE, "_launch_ws", None)  # calling either would fail the test
+    monkeypatch.setattr(GEMM_MODULE, "_launch_tma", None)
+    a, b = make((300, 200), torch.float32, device), make((200, 264), torch.float32, device)
+    out = poisoned((300, 1001), torch.float32, device)[:, :264]
+    dl.matmul(a, b, out=out, precision="ieee")
+    check(out, a, b, precision="ieee", what="strided out")
 
 
 @pytest.mark.parametrize("b_batched", [True, False])

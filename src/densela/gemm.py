@@ -241,6 +241,11 @@ def launch_gemm(
         _launch_tiles(a, b, c, out, alpha, beta, precision, cfg)
     elif cfg.kernel == "ws" and _ws_takes(a, c, out, precision, device):
         _launch_ws(a, b, c, out, alpha, beta, precision, cfg, device)
+    elif cfg.kernel == "ws" and arithmetic(a.dtype, precision) == "ieee":
+        # FMA products whose output TMA cannot write: the tiles kernel (the TMA kernel's FMA dot on the
+        # warp-specialized tiles ran at 0.11-0.16 of cuBLAS, H100, 2026-11-23)
+        tiles = gemm_config(m, n, k, a.dtype, precision, batch=batch, device=device, tma=False)
+        _launch_tiles(a, b, c, out, alpha, beta, precision, tiles)
     else:
         _launch_tma(a, b, c, out, alpha, beta, precision, without_warp_specialization(cfg), device)
 

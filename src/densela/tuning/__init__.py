@@ -77,8 +77,9 @@ _GEMM_LARGE = {
     "float64": GemmConfig(64, 128, 16, 8, 4, 3),
 }
 _GEMM_LARGE_ELSEWHERE = {"ieee": GemmConfig(64, 128, 32, 8, 4, 4)}
-"""Large products where the warp-specialized kernel does not run, in place of the TMA kernel with its tiles:
-float32 FMA reads nothing through TMA that the tiles kernel cannot (the best of the tiles sweeps, H100/H200)."""
+"""Large products where the warp-specialized kernel does not run (other GPUs; on Hopper, outputs whose rows TMA
+cannot write), in place of the TMA kernel with its tiles: float32 FMA reads nothing through TMA that the tiles
+kernel cannot (the best of the tiles sweeps, H100/H200)."""
 _GEMM_MEDIUM = {
     # SMALL_MN <= m * n, and batches or too little work for the TMA kernel
     "16-bit": GemmConfig(128, 128, 64, 8, 8, 3),
@@ -371,7 +372,7 @@ def _table_choice(
         return _GEMM_THIN_K_IEEE if arith == "ieee" else _GEMM_THIN_K
     if mn >= LARGE_MN:
         large = _GEMM_LARGE[arith]
-        if not warp_specialized(device):
+        if not warp_specialized(device) or not tma:
             large = _GEMM_LARGE_ELSEWHERE.get(arith) or without_warp_specialization(large)
         min_work = WS_MIN_WORK if large.kernel == "ws" else TMA_MIN_WORK
         if large.kernel != "tiles" and (batch > 1 or mn * k < min_work or not tma):
