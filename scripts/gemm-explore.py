@@ -1,8 +1,8 @@
 """Explores GEMM kernel paths and configurations on a GPU against cuBLAS: the evidence behind the tables in
 ``densela.tuning`` (a precursor of ``densela tune``, which sweeps the same way per shape bucket).
 
-    python3 scripts/gemm-explore.py [GROUP ...]      # groups: thin thin-ws small small64 small16 long-k mid16 16bit
-                                                     #         ieee overhead
+    python3 scripts/gemm-explore.py [GROUP ...]      # groups: thin thin-ws thin-ws16 small small64 small16 long-k
+                                                     #         mid16 16bit ieee overhead
 
 Phase 1 compiles every variant in worker processes (filling Triton's cache); phase 2 times each in this
 process: the call's launches are captured in a CUDA graph, whose replays ``triton.testing.do_bench`` times
@@ -87,6 +87,10 @@ THIN_WS = [
     C(128, 128, 32, 8, 8, 4, "ws", epilogue_split=1),
     C(64, 64, 16, 8, 4, 2),
 ]
+THIN_WS16 = [C(128, 256, 64, 16, 4, 3, "ws"), C(128, 128, 64, 8, 4, 5, "ws", epilogue_split=2, pingpong=True),
+             C(128, 128, 64, 8, 4, 4, "ws", pingpong=True),
+             C(128, 128, 32, 8, 4, 6, "ws", epilogue_split=2, pingpong=True),
+             C(128, 256, 64, 16, 4, 3, "ws", epilogue_split=2)]  # fmt: skip
 SPLIT_BASES = [C(16, 16, 64, 1, 1, 3), C(32, 32, 64, 1, 4, 3), C(64, 64, 32, 8, 4, 3), C(32, 64, 64, 8, 4, 3)]
 SPLITS = (4, 8, 16, 32, 64)
 LONG_K = {  # rounds 2-3 of 2026-11-23 evening: larger tiles over the short side, deeper K steps
@@ -139,6 +143,9 @@ def _variants() -> list[Variant]:
                (3600, 3600, 36), (2500, 2500, 25), (5001, 5001, 50), (20481, 20481, 32),
                (4097, 4097, 4097)]  # fmt: skip
     add("thin-ws", "float32", "ieee", thin_ws, THIN_WS)
+    # bfloat16 the same shapes: the output's stores bound them; ping-pong overlaps one group's stores with the
+    # other's products
+    add("thin-ws16", "bfloat16", "ieee", thin_ws[:9], THIN_WS16)
     for dt in ("float32", "bfloat16", "float64"):
         add("small", dt, "ieee", [(n, n, n) for n in (128, 256, 512)], SMALL)
     # float64 up to 512^3 (0.91-0.94 of cuBLAS in the lab of 2026-11-23): thinner tiles, more warps, K splits
