@@ -19,7 +19,8 @@ registers and stores transposed (``OUT_T``), so that a row-major B need not be c
 
 float32 products in FMA arithmetic (``FMA``: no tensor cores) run one consumer partition of eight warps
 instead, each thread summing an 8 x 8 block of the tile's products from operand vectors it reads from the
-stage (``gl.dot_fma`` on slices of 16 along K), and storing the tile in row slices: 47-50 TFLOP/s on the H100,
+stage (``gl.dot_fma`` on slices of 16 along K), and storing the tile in row slices (whose TMA stores drain while the
+next tile's products run: float32 products with a short K and a large output gain most): 47-50 TFLOP/s on the H100,
 0.91-0.96 of cuBLAS's SGEMM, where Triton's own FMA dot on the tiles kernel gives 0.82-0.86
 (bench-results/nvidia-h100/2026-11-23-fma).
 
