@@ -778,6 +778,24 @@ def test_repeated_matmul_with_out_replays_into_it(device, out_layout):
     assert_identical(square, before, "out after a rejected call")
 
 
+@pytest.mark.parametrize("in_place", [True, False], ids=["out-is-c", "out"])
+@pytest.mark.parametrize("trans_a", [False, True])
+def test_repeated_gemm_replays_with_its_own_scalars_and_c(device, in_place, trans_a):
+    """gemm replays like matmul: each call computes alpha * op(a) @ b + beta * c from its own a, b and c (into its
+    own out, or c updated in place), and other scalars get plans of their own."""
+    calls = [(-1.0, 1.0), (-1.0, 1.0), (-1.0, 1.0), (2.0, 0.5), (2.0, 0.5)]
+    for alpha, beta in calls:
+        a = make((33, 19) if trans_a else (19, 33), torch.float32, device)
+        b, c = make((33, 21), torch.float32, device, "col"), make((19, 21), torch.float32, device)
+        c_before = c.clone()
+        out = c if in_place else poisoned((19, 21), torch.float32, device)
+        assert dl.gemm(a, b, c, alpha=alpha, beta=beta, trans_a=trans_a, out=out) is out
+        check(out, a.T if trans_a else a, b, c_before, alpha=alpha, beta=beta, what=f"gemm {alpha}, {beta}")
+    plans = list(densela._launch.PLANS.values())
+    assert len(plans) == 2, "one plan per signature and pair of scalars"
+    assert all((plan is not None) == (INTERPRET or device == "cuda") for plan in plans)
+
+
 def test_plans_separate_strides_and_alignment(device):
     """A transposed view, an operand one element off 16-byte alignment and another dtype each plan anew, and
     every one computes its own product."""

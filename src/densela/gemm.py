@@ -65,36 +65,48 @@ def matmul(a: Any, b: Any, /, *, out: Any = None, precision: str | None = None) 
         or (out is not None and type(out) is not torch.Tensor)
     ):
         return _gemm("matmul", a, b, None, 1.0, 0.0, False, False, out, precision)
-    # Torch tensors: a call like an earlier one (shapes, strides, dtypes, devices, alignment, stream, and those of
-    # out) replays that call's launches without the checks and the configuration choice; an out sharing memory
-    # with an operand goes through the checks (which refuse it).
-    if a.is_cuda:
-        device = torch._C._cuda_getDevice()
-        stream = torch._C._cuda_getCurrentRawStream(device)
-    else:
-        device = stream = -1
     key = (a.shape, b.shape, a.stride(), b.stride(), a.dtype, b.dtype, a.get_device(), b.get_device(),
-           a.data_ptr() & 15 == 0, b.data_ptr() & 15 == 0, a.is_neg(), b.is_neg(), precision, device,
-           stream)  # fmt: skip
+           a.data_ptr() & 15 == 0, b.data_ptr() & 15 == 0, a.is_neg(), b.is_neg(), precision, *_stream(a))  # fmt: skip
     if out is not None:
-        key += (out.shape, out.stride(), out.dtype, out.get_device(), out.data_ptr() & 15 == 0, out.is_neg())
+        key += _signature(out)
+    slots = (a, b) if out is None else (a, b, out)
+    return _planned(key, slots, out, lambda: _gemm("matmul", a, b, None, 1.0, 0.0, False, False, out, precision))
+
+
+def _stream(a: torch.Tensor) -> tuple[int, int]:
+    """(device, stream) a call on ``a`` launches on, (-1, -1) off CUDA."""
+    if not a.is_cuda:
+        return -1, -1
+    device = torch._C._cuda_getDevice()
+    return device, torch._C._cuda_getCurrentRawStream(device)
+
+
+def _signature(t: torch.Tensor) -> tuple:
+    """What a replayed call must share with the recorded one in each tensor: shape, strides, dtype, device,
+    16-byte alignment and negation bit."""
+    return t.shape, t.stride(), t.dtype, t.get_device(), t.data_ptr() & 15 == 0, t.is_neg()
+
+
+def _planned(key: tuple, slots: tuple[torch.Tensor, ...], out: torch.Tensor | None, call: Any) -> Any:
+    """``call()``, the whole checked call, for the first call of its ``key`` (everything the checks and the
+    configuration read), recording its launches; later calls of the key replay them on ``slots`` (the call's
+    tensors, ending with ``out`` where given) without the checks and the configuration choice. An ``out`` sharing
+    memory with another slot goes through ``call`` (whose checks refuse it, or allow it as ``gemm``'s c)."""
     plan = PLANS.get(key, _UNPLANNED)
     if plan is _UNPLANNED:
-        slots = (a, b) if out is None else (a, b, out)
-        result, plan = Plan.record(slots, lambda: _gemm("matmul", a, b, None, 1.0, 0.0, False, False, out, precision))
+        result, plan = Plan.record(slots, call)
         if len(PLANS) >= PLAN_LIMIT:
             PLANS.clear()
         PLANS[key] = plan
         return result
-    if out is None:
-        return _gemm("matmul", a, b, None, 1.0, 0.0, False, False, None, precision) if plan is None else plan(a, b)
-    if plan is None or storage_ptr(out) in (storage_ptr(a), storage_ptr(b)):
-        return _gemm("matmul", a, b, None, 1.0, 0.0, False, False, out, precision)
-    return plan(a, b, out)
+    if plan is None or (out is not None and storage_ptr(out) in [storage_ptr(t) for t in slots[:-1]]):
+        return call()
+    return plan(*slots)
 
 
 PLAN_LIMIT = 4096
-"""How many call signatures ``matmul`` keeps replayable launches for (all are dropped when the limit is hit)."""
+"""How many call signatures ``matmul`` and ``gemm`` keep replayable launches for (all are dropped when the limit
+is hit)."""
 
 _UNPLANNED = object()
 
@@ -125,7 +137,21 @@ def gemm(
                 [3., 3., 3., 3.],
                 [3., 3., 3., 3.]])
     """
-    return _gemm("gemm", a, b, c, alpha, beta, trans_a, trans_b, out, precision)
+
+    def call() -> Any:
+        return _gemm("gemm", a, b, c, alpha, beta, trans_a, trans_b, out, precision)
+
+    tensors = (a, b) if c is None else (a, b, c)
+    if any(type(t) is not torch.Tensor for t in tensors) or (out is not None and type(out) is not torch.Tensor):
+        return call()
+    if type(alpha) not in (float, int) or type(beta) not in (float, int) or alpha != alpha or beta != beta:
+        return call()  # (NaN would never find its plan)
+    key = ("gemm", alpha, beta, trans_a, trans_b, precision, *_stream(a), *_signature(a), *_signature(b))
+    key += _signature(c) if c is not None else (None,)
+    if out is not None:
+        key += ("c",) if out is c else _signature(out)
+    slots = tensors if out is None or out is c else (*tensors, out)
+    return _planned(key, slots, out, call)
 
 
 def _gemm(
