@@ -425,6 +425,28 @@ def gemm_ws_kernel(
         )  # fmt: skip
 
 
+def _language_objects() -> list[Any]:
+    """What Triton 3.6's interpreter patches in ``triton.language`` while it runs a kernel."""
+    import triton.language as tl
+
+    return [tl, tl.core, tl.math, tl.tensor, tl.dtype, tl.core.tensor_descriptor_base]
+
+
+_PRISTINE_LANGUAGE = [(obj, dict(vars(obj))) for obj in _language_objects()]
+"""``triton.language`` as densela's import found it, before any kernel ran in the interpreter."""
+
+
+def _restore_language() -> None:
+    """Undoes the patches Triton 3.6's interpreter leaves in ``triton.language``: a device function called from an
+    interpreted kernel patches the language's builtins and tensor operators and never restores them, after which
+    compiling a kernel in the same process fails (``'block_argument' object has no attribute 'dtype'``)."""
+    for obj, attrs in _PRISTINE_LANGUAGE:
+        current = vars(obj)
+        for name, value in attrs.items():
+            if current.get(name, value) is not value:
+                setattr(obj, name, value)
+
+
 def compile_sm90(
     dtype: torch.dtype,
     cfg: Any,
@@ -448,6 +470,7 @@ def compile_sm90(
     from triton.experimental.gluon._runtime import GluonASTSource
     from triton.runtime.jit import mangle_type
 
+    _restore_language()  # this process may have run kernels in the interpreter before
     x = torch.empty(256, 256, dtype=dtype)
     a_desc = ws_descriptor(x, a_k_major, cfg.block_m, cfg.block_k)
     b_desc = ws_descriptor(x, b_k_major, cfg.block_n, cfg.block_k)
