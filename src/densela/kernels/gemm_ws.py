@@ -77,6 +77,18 @@ def _consumer_groups(fma):
     return 1 if fma else 2
 
 
+@constexpr_function
+def _worker_warps(fma):
+    """Warps of the kernel's worker partitions: the second consumer group's (none for FMA), the producer's."""
+    return [1] if fma else [4, 1]
+
+
+@constexpr_function
+def _worker_regs(fma, consumer_regs):
+    """Registers per thread of the worker partitions, as ``_worker_warps`` orders them (the producer keeps 40)."""
+    return [40] if fma else [consumer_regs, 40]
+
+
 WS_CONSUMER_REGS = 232
 """Registers per consumer thread once the producer's group has given its own back (it keeps 40): a 64 x 256
 float32 accumulator takes 128."""
@@ -393,36 +405,24 @@ def gemm_ws_kernel(
         mbarrier.init(bars.index(g), count=1)
     FIRST: gl.constexpr = 0
     SECOND: gl.constexpr = 1
-    # (the argument tuples are spelled out: a tuple built in a variable loses its constexprs)
-    if FMA:  # one consumer partition of eight warps (the launch's), the producer
-        gl.warp_specialize(
-            [
-                (_consumer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs,
-                             b_lo_bufs, c_bufs, ready, empty, bars, M, N, K, alpha, beta,
-                             HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, OUT_T, GROUP_M, NUM_SMS, FIRST)),
-                (_producer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs,
-                             b_lo_bufs, c_bufs, ready, empty, bars, M, N, K, alpha, beta,
-                             HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, OUT_T, GROUP_M, NUM_SMS, SECOND)),
-            ],
-            [1],
-            [40],
-        )  # fmt: skip
-    else:  # two consumer groups of four warps, the producer
-        gl.warp_specialize(
-            [
-                (_consumer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs,
-                             b_lo_bufs, c_bufs, ready, empty, bars, M, N, K, alpha, beta,
-                             HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, OUT_T, GROUP_M, NUM_SMS, FIRST)),
-                (_consumer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs,
-                             b_lo_bufs, c_bufs, ready, empty, bars, M, N, K, alpha, beta,
-                             HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, OUT_T, GROUP_M, NUM_SMS, SECOND)),
-                (_producer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs,
-                             b_lo_bufs, c_bufs, ready, empty, bars, M, N, K, alpha, beta,
-                             HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, OUT_T, GROUP_M, NUM_SMS, SECOND)),
-            ],
-            [4, 1],
-            [CONSUMER_REGS, 40],
-        )  # fmt: skip
+    # The partitions: the consumer groups (FMA: the one of eight warps, the launch's; else two of four), then the
+    # producer's warp. The argument tuples are spelled out (a tuple built in a variable loses its constexprs);
+    # FMA takes every other entry of the list.
+    gl.warp_specialize(
+        [
+            (_consumer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs,
+                         b_lo_bufs, c_bufs, ready, empty, bars, M, N, K, alpha, beta,
+                         HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, OUT_T, GROUP_M, NUM_SMS, FIRST)),
+            (_consumer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs,
+                         b_lo_bufs, c_bufs, ready, empty, bars, M, N, K, alpha, beta,
+                         HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, OUT_T, GROUP_M, NUM_SMS, SECOND)),
+            (_producer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs,
+                         b_lo_bufs, c_bufs, ready, empty, bars, M, N, K, alpha, beta,
+                         HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, OUT_T, GROUP_M, NUM_SMS, SECOND)),
+        ][:: 3 - _consumer_groups(FMA)],
+        _worker_warps(FMA),
+        _worker_regs(FMA, CONSUMER_REGS),
+    )  # fmt: skip
 
 
 def _language_objects() -> list[Any]:
