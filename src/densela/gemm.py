@@ -65,8 +65,7 @@ def matmul(a: Any, b: Any, /, *, out: Any = None, precision: str | None = None) 
         or (out is not None and type(out) is not torch.Tensor)
     ):
         return _gemm("matmul", a, b, None, 1.0, 0.0, False, False, out, precision)
-    key = (a.shape, b.shape, a.stride(), b.stride(), a.dtype, b.dtype, a.get_device(), b.get_device(),
-           a.data_ptr() & 15 == 0, b.data_ptr() & 15 == 0, a.is_neg(), b.is_neg(), precision, *_stream(a))  # fmt: skip
+    key = (*_signature(a), *_signature(b), precision, *_stream(a))
     if out is not None:
         key += _signature(out)
     slots = (a, b) if out is None else (a, b, out)
