@@ -2,7 +2,7 @@
 ``densela.tuning`` (a precursor of ``densela tune``, which sweeps the same way per shape bucket).
 
     python3 scripts/gemm-explore.py [GROUP ...]      # groups: thin thin-ws thin-ws16 small small64 small16 long-k
-                                                     #         mid16 16bit ieee overhead
+                                                     #         mid16 16bit ieee overhead split-ws
 
 Phase 1 compiles every variant in worker processes (filling Triton's cache); phase 2 times each in this
 process: the call's launches are captured in a CUDA graph, whose replays ``triton.testing.do_bench`` times
@@ -91,6 +91,13 @@ THIN_WS16 = [C(128, 256, 64, 16, 4, 3, "ws"), C(128, 128, 64, 8, 4, 5, "ws", epi
              C(128, 128, 64, 8, 4, 4, "ws", pingpong=True),
              C(128, 128, 32, 8, 4, 6, "ws", epilogue_split=2, pingpong=True),
              C(128, 256, 64, 16, 4, 3, "ws", epilogue_split=2)]  # fmt: skip
+SPLIT_WS = {  # warp-specialized tiles split along K: float32 partial sums need an epilogue of at most 64 KiB
+    "bfloat16": [C(128, 128, 64, 8, 4, 4, "ws", epilogue_split=2), C(128, 64, 64, 8, 4, 5, "ws"),
+                 C(128, 256, 64, 16, 4, 3, "ws", epilogue_split=4),
+                 C(128, 128, 64, 8, 4, 4, "ws", epilogue_split=2, pingpong=True)],
+    "float32": [C(128, 128, 32, 8, 8, 4, "ws", epilogue_split=1), C(128, 128, 16, 8, 8, 5, "ws", epilogue_split=1),
+                C(128, 128, 32, 8, 8, 4, "ws", epilogue_split=2)],
+}  # fmt: skip
 SPLIT_BASES = [C(16, 16, 64, 1, 1, 3), C(32, 32, 64, 1, 4, 3), C(64, 64, 32, 8, 4, 3), C(32, 64, 64, 8, 4, 3)]
 SPLITS = (4, 8, 16, 32, 64)
 LONG_K = {  # rounds 2-3 of 2026-11-23 evening: larger tiles over the short side, deeper K steps
@@ -146,6 +153,14 @@ def _variants() -> list[Variant]:
     # bfloat16 the same shapes: the output's stores bound them; ping-pong overlaps one group's stores with the
     # other's products
     add("thin-ws16", "bfloat16", "ieee", thin_ws[:9], THIN_WS16)
+    # few output tiles and a long K (gemm-thin: 128 x 4096 x 4096 at 0.87-0.89 of cuBLAS on the tiles kernel's
+    # split-K): the warp-specialized kernel's K slices, added up by split_sum_kernel
+    for dt, bases in SPLIT_WS.items():
+        for shape in [(128, 4096, 4096), (256, 256, 8192), (4096, 64, 8192), (256, 4096, 4096)]:
+            m, n, k = shape
+            cfgs = [b._replace(split_k=s) for b in bases for s in (2, 4, 8, 16, 32)
+                    if -(-m // b.block_m) * -(-n // b.block_n) * s <= 264 and -(-k // b.block_k) >= 4 * s]  # fmt: skip
+            add("split-ws", dt, "ieee", [shape], cfgs)
     for dt in ("float32", "bfloat16", "float64"):
         add("small", dt, "ieee", [(n, n, n) for n in (128, 256, 512)], SMALL)
     # float64 up to 512^3 (0.91-0.94 of cuBLAS in the lab of 2026-11-23): thinner tiles, more warps, K splits
@@ -364,6 +379,7 @@ def _describe(cfg: dict) -> str:
     return (
         f"{cfg['kernel']} {cfg['block_m']}x{cfg['block_n']}x{cfg['block_k']} w{cfg['num_warps']} s{cfg['num_stages']} "
         f"g{cfg['group_m']} split{cfg['split_k']} flat{cfg['flatten']} es{cfg.get('epilogue_split', 1)}"
+        f"{' pingpong' if cfg.get('pingpong') else ''}"
     )
 
 

@@ -366,6 +366,10 @@ WS_CONFIGS = [  # K steps of 32: 128-byte float32 rows, the widest TMA box that 
     pytest.param(densela.tuning.GemmConfig(128, 128, 32, 8, 4, 3, "ws", epilogue_split=2), id="ws-128x128-halves"),
     pytest.param(densela.tuning.GemmConfig(128, 128, 32, 8, 4, 2, "ws", epilogue_split=1), id="ws-128x128-whole"),
     pytest.param(densela.tuning.GemmConfig(128, 64, 32, 8, 4, 3, "ws", pingpong=True), id="ws-pingpong"),
+    # K slices: 200 = 7 steps of 32 in 3 slices of 3, two of the last slice's steps past K (TMA loads zeros);
+    # 33 = 2 steps, as many slices (at most one slice per step)
+    pytest.param(densela.tuning.GemmConfig(128, 64, 32, 8, 4, 3, "ws", split_k=3, epilogue_split=2), id="ws-split3"),
+    pytest.param(densela.tuning.GemmConfig(128, 64, 32, 8, 4, 2, "ws", split_k=2, pingpong=True), id="ws-split2-pp"),
 ]
 WS_PRECISIONS = [
     pytest.param(torch.bfloat16, None, id="bf16"), pytest.param(torch.float16, None, id="fp16"),
@@ -456,6 +460,25 @@ def test_split_k_sums_many_slices_in_chunks(device, monkeypatch, split):
     dl.matmul(a, b, out=out)
     check(out, a, b, what=f"split-K over {split} slices")
     assert_identical(dl.matmul(a, b), out, "split-K is deterministic")
+
+
+@pytest.mark.parametrize("splits, with_c, out_layout", [(2, False, "row"), (3, True, "col"), (5, True, "row")])
+def test_split_sum_adds_the_slices_into_out(device, splits, with_c, out_layout):
+    """``split_sum_kernel`` (the warp-specialized kernel's K slices): ``alpha * sum_s P_s + beta * C`` from partial
+    sums stacked ``part_rows`` rows apart in padded rows, into an out of either order; the workspace's rows
+    past each slice's M (tile padding) are poisoned and must not leak in, nor may any out element stay unwritten."""
+    m, n, part_rows = 37, 45, 48
+    parts = torch.full((splits * part_rows, 48), float("nan"), device=device)
+    for s in range(splits):
+        parts[s * part_rows : s * part_rows + m, :n] = torch.randn(m, n, device=device)
+    parts = parts[:, :n]
+    c = make((m, n), torch.float32, device) if with_c else None
+    out = poisoned((m, n), torch.float32, device, out_layout)
+    GEMM_MODULE._split_sum(parts, part_rows, splits, c, out, -0.5, 2.0)
+    stacked = parts.double().reshape(splits, part_rows, n)[:, :m].sum(0)
+    want = -0.5 * stacked + (2.0 * c.double() if with_c else 0.0)
+    err = float((out.double() - want).abs().max() / want.abs().max())
+    assert err <= 8 * splits * torch.finfo(torch.float32).eps, f"relative error {err:.2e}"
 
 
 def test_split_k_matmul_replays_with_its_kept_workspace(device, monkeypatch):

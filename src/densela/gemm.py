@@ -12,7 +12,7 @@ from triton.tools.tensor_descriptor import TensorDescriptor
 from densela import _errors
 from densela._arrays import INTERPRET, Call, needs_int64, prepare
 from densela._launch import PLANS, WORKSPACE_TENSORS, Launcher, Plan, cdiv, scratch, storage_ptr
-from densela.kernels.gemm import gemm_tiles_kernel, gemm_tma_kernel
+from densela.kernels.gemm import gemm_tiles_kernel, gemm_tma_kernel, split_sum_kernel
 from densela.kernels.gemm_ws import (
     WS_CONSUMER_REGS,
     WS_MAXNREG,
@@ -26,9 +26,11 @@ from densela.tuning import (
     THIN_K,
     TMA_MIN_WORK,
     GemmConfig,
+    TileConfig,
     arithmetic,
     gemm_config,
     multiprocessors,
+    tile_config,
     warp_specialized,
     without_warp_specialization,
 )
@@ -36,6 +38,7 @@ from densela.tuning import (
 _TILES = Launcher(gemm_tiles_kernel)
 _TMA = Launcher(gemm_tma_kernel)
 _WS = Launcher(gemm_ws_kernel)
+_SUM = Launcher(split_sum_kernel)
 
 MAX_GRID_Y = 65535  # CUDA's limit on the second grid dimension, which carries the batch
 
@@ -266,9 +269,10 @@ def launch_gemm(
         _launch_tiles(a, b, c, out, alpha, beta, precision, cfg)
     elif cfg.kernel == "ws" and _ws_takes(a, c, out, precision, device):
         _launch_ws(a, b, c, out, alpha, beta, precision, cfg, device)
-    elif cfg.kernel == "ws" and arithmetic(a.dtype, precision) == "ieee":
+    elif cfg.kernel == "ws" and (arithmetic(a.dtype, precision) == "ieee" or cfg.split_k > 1):
         # FMA products whose output TMA cannot write: the tiles kernel (the TMA kernel's FMA dot on the
-        # warp-specialized tiles ran at 0.11-0.16 of cuBLAS, H100, 2026-11-23)
+        # warp-specialized tiles ran at 0.11-0.16 of cuBLAS, H100, 2026-11-23); so too products split along K
+        # (the TMA kernel does not split)
         tiles = gemm_config(m, n, k, a.dtype, precision, batch=batch, device=device, tma=False)
         _launch_tiles(a, b, c, out, alpha, beta, precision, tiles)
     else:
@@ -518,17 +522,55 @@ def _launch_ws(
     a_desc, b_desc, a_lo_desc, b_lo_desc, a_km, b_km = _tma_operands(a, b, precision, cfg, ws_descriptor, True)
     split3 = a_lo_desc is not None
     rows, cols = epilogue_block(bm, bn, cfg.epilogue_split, fma, cfg.pingpong)  # swapped: blocks [cols, rows]
-    out_desc = ws_descriptor(out, not swap, rows, cols)
-    c_desc = out_desc if c is None else ws_descriptor(c, not swap, rows, cols)
+    splits = min(cfg.split_k, cdiv(k, cfg.block_k))
+    if splits > 1:  # float32 partial sums of the K slices, stacked, untransposed; split_sum_kernel adds them up
+        part_rows = cdiv(m, bm) * bm
+        parts = scratch((splits * part_rows, cdiv(n, 4) * 4), torch.float32, out.device)[:, :n]
+        out_desc = c_desc = ws_descriptor(parts, True, rows, cols)
+        kernel_scalars, kernel_c, out_t = (1.0, 0.0), None, False
+    else:
+        out_desc = ws_descriptor(out, not swap, rows, cols)
+        c_desc = out_desc if c is None else ws_descriptor(c, not swap, rows, cols)
+        kernel_scalars, kernel_c, out_t = (alpha, beta), c, swap
     sms = multiprocessors(device)
-    _WS((min(sms, cdiv(m, bm) * cdiv(n, bn)),),
+    _WS((min(sms, cdiv(m, bm) * cdiv(n, bn) * splits),),
         a_desc, b_desc, a_lo_desc or a_desc, b_lo_desc or b_desc, c_desc, out_desc,  # lo: read with SPLIT3 only
-        m, n, k, alpha, beta,
-        HAS_C=c is not None, A_K_MAJOR=a_km, B_K_MAJOR=b_km, SPLIT3=split3,
-        FMA=fma, OUT_T=swap,
-        STAGES=cfg.num_stages, GROUP_M=cfg.group_m, NUM_SMS=sms, CONSUMER_REGS=WS_CONSUMER_REGS,
+        m, n, k, *kernel_scalars,
+        HAS_C=kernel_c is not None, A_K_MAJOR=a_km, B_K_MAJOR=b_km, SPLIT3=split3,
+        FMA=fma, OUT_T=out_t,
+        STAGES=cfg.num_stages, GROUP_M=cfg.group_m, NUM_SMS=sms, SPLITS=splits, CONSUMER_REGS=WS_CONSUMER_REGS,
         num_warps=ws_num_warps(fma), maxnreg=WS_MAXNREG,
     )  # fmt: skip
+    if splits > 1:
+        if swap:  # the kernel's product is out^T
+            out, c = out.T, (None if c is None else c.T)
+        _split_sum(parts, part_rows, splits, c, out, alpha, beta)
+
+
+SUM_TILE = TileConfig(32, 128, 4)
+"""``split_sum_kernel``'s tiles: 128 float32 columns, 16 bytes per thread and load."""
+
+
+def _split_sum(
+    parts: torch.Tensor,
+    part_rows: int,
+    splits: int,
+    c: torch.Tensor | None,
+    out: torch.Tensor,
+    alpha: float,
+    beta: float,
+) -> None:
+    """``out = alpha * (sum of the ``splits`` partial sums stacked in ``parts``, each ``part_rows`` rows) + beta * c``
+    (c None: not read), any strides of ``out`` and ``c``.
+    """
+    m, n = out.shape
+    tile = tile_config(4) if INTERPRET else SUM_TILE
+    pc = out if c is None else c
+    index_64 = needs_int64(parts, out) or (c is not None and needs_int64(c))
+    _SUM((cdiv(m, tile.block_m) * cdiv(n, tile.block_n),),
+         parts, pc, out, m, n, part_rows, parts.stride(0), *pc.stride(), *out.stride(), alpha, beta,
+         SPLITS=splits, HAS_C=c is not None, INDEX_64=index_64,
+         BLOCK_M=tile.block_m, BLOCK_N=tile.block_n, num_warps=tile.num_warps)  # fmt: skip
 
 
 def _launch_tma(

@@ -6,6 +6,8 @@
 - ``gemm_tma_kernel``: a persistent kernel (one program per SM walking the tiles in grouped order) whose
   operand tiles arrive by the Hopper tensor-memory accelerator (TMA) through tensor descriptors. It serves
   large 2-D products whose operands TMA can read (16-byte aligned rows, unit inner stride).
+- ``split_sum_kernel``: adds up the K slices' partial sums the warp-specialized kernel (``gemm_ws``) leaves
+  in a workspace, into the output.
 """
 
 from __future__ import annotations
@@ -301,3 +303,35 @@ def _store_columns(
         offs_n = offs_n.to(tl.int64)
     store_tile(acc, out_ptr, c_ptr, offs_m, offs_n, M, N, stride_cm, stride_cn, stride_om, stride_on, alpha, beta,
                HAS_C, ACC_DTYPE)  # fmt: skip
+
+
+@triton.jit
+def split_sum_kernel(
+    part_ptr, c_ptr, out_ptr,
+    M, N, PART_ROWS, stride_pm,
+    stride_cm, stride_cn, stride_om, stride_on,
+    alpha: tl.float64, beta: tl.float64,
+    SPLITS: tl.constexpr, HAS_C: tl.constexpr, INDEX_64: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+):  # fmt: skip
+    """One program writes one BLOCK_M x BLOCK_N tile of ``out = alpha * sum_s P_s + beta * C``, where the float32
+    partial sums P_s (s < SPLITS) lie stacked in ``part_ptr``: rows of N contiguous elements ``stride_pm`` apart,
+    P_s from row s * PART_ROWS. The slices are added in order, in float32; ``out`` and ``C`` take any strides.
+    """
+    pid = tl.program_id(0)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    offs_m = (pid // tiles_n) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = (pid % tiles_n) * BLOCK_N + tl.arange(0, BLOCK_N)
+    part_size = PART_ROWS * stride_pm
+    if INDEX_64:
+        offs_m = offs_m.to(tl.int64)
+        offs_n = offs_n.to(tl.int64)
+        part_size = PART_ROWS.to(tl.int64) * stride_pm
+    mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    ptrs = part_ptr + offs_m[:, None] * stride_pm + offs_n[None, :]
+    acc = tl.load(ptrs, mask=mask, other=0.0)
+    for _ in tl.static_range(1, SPLITS):
+        ptrs += part_size
+        acc += tl.load(ptrs, mask=mask, other=0.0)
+    store_tile(acc, out_ptr, c_ptr, offs_m, offs_n, M, N, stride_cm, stride_cn, stride_om, stride_on, alpha, beta,
+               HAS_C, tl.float32)  # fmt: skip

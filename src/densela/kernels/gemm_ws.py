@@ -17,6 +17,10 @@ stage into registers instead (the register operand of wgmma takes any order). Th
 operands (a K-major A, an N-major B) around into out^T = B^T A^T, which the kernel computes with B^T through
 registers and stores transposed (``OUT_T``), so that a row-major B need not be copied K-major first.
 
+With ``SPLITS`` > 1 (products with fewer output tiles than SMs) the work items are the tiles' K slices: each
+program sums one slice of K of its tiles and stores the float32 partial sum in a workspace of ``SPLITS``
+stacked slices, which ``split_sum_kernel`` (densela.kernels.gemm) adds up into the output.
+
 float32 products in FMA arithmetic (``FMA``: no tensor cores) run one consumer partition of eight warps
 instead, each thread summing an 8 x 8 block of the tile's products from operand vectors it reads from the
 stage (``gl.dot_fma`` on slices of 16 along K), and storing the tile in row slices (whose TMA stores drain while the
@@ -138,6 +142,18 @@ def _tile_origin(tile, M, N, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, GROUP
     return pid_m * BLOCK_M, pid_n * BLOCK_N
 
 
+@gluon.jit
+def _work_item(item, num_tiles, SPLITS: gl.constexpr):
+    """(output tile, K slice) of work item number ``item``: item = slice * num_tiles + tile, so that the slices
+    of one tile run on different SMs at once."""
+    tile = item
+    part = 0
+    if SPLITS > 1:
+        tile = item % num_tiles
+        part = item // num_tiles
+    return tile, part
+
+
 @constexpr_function
 def _out_block(shape, out_t):
     """(rows, columns) of a consumer group's output slice in the kernel's product: the descriptor's block
@@ -150,7 +166,8 @@ def _producer(
     a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, c_bufs,
     ready, empty, bars, M, N, K, alpha, beta,
     HAS_C: gl.constexpr, A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr,
-    FMA: gl.constexpr, OUT_T: gl.constexpr, GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr, GROUP: gl.constexpr,
+    FMA: gl.constexpr, OUT_T: gl.constexpr, GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr, SPLITS: gl.constexpr,
+    GROUP: gl.constexpr,
 ):  # fmt: skip
     """Loads the operand tiles of every K step of every tile of this program, STAGES steps ahead."""
     BLOCK_M: gl.constexpr = _block_rows_and_k(a_desc.block_type.shape, A_K_MAJOR)[0]
@@ -159,16 +176,17 @@ def _producer(
     STAGES: gl.constexpr = a_bufs.type.shape[0]
     nbytes: gl.constexpr = a_desc.block_type.nbytes + b_desc.block_type.nbytes
     num_tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
-    k_tiles = gl.cdiv(K, BLOCK_K)
+    k_steps = gl.cdiv(gl.cdiv(K, BLOCK_K), SPLITS)
     step = 0
-    for tile in range(gl.program_id(0), num_tiles, NUM_SMS):
+    for item in range(gl.program_id(0), num_tiles * SPLITS, NUM_SMS):
+        tile, part = _work_item(item, num_tiles, SPLITS)
         row0, col0 = _tile_origin(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
-        for kk in range(k_tiles):
+        for kk in range(k_steps):
             s = step % STAGES
             # A fresh mbarrier counts as having completed the phase before phase 0.
             mbarrier.wait(empty.index(s), ((step // STAGES) & 1) ^ 1)
             bar = ready.index(s)
-            k0 = kk * BLOCK_K
+            k0 = (part * k_steps + kk) * BLOCK_K  # past K (the last slice's tail): TMA loads zeros
             if SPLIT3:  # both operands K-major, and their remainders
                 mbarrier.expect(bar, 2 * nbytes)
                 tma.async_copy_global_to_shared(a_lo_desc, [row0, k0], bar, a_lo_bufs.index(s))
@@ -292,7 +310,8 @@ def _consumer(
     a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, c_bufs,
     ready, empty, bars, M, N, K, alpha, beta,
     HAS_C: gl.constexpr, A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr,
-    FMA: gl.constexpr, OUT_T: gl.constexpr, GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr, GROUP: gl.constexpr,
+    FMA: gl.constexpr, OUT_T: gl.constexpr, GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr, SPLITS: gl.constexpr,
+    GROUP: gl.constexpr,
 ):  # fmt: skip
     """Consumer warp group GROUP: cooperative (``out_desc`` rows half the tile's), rows GROUP * BLOCK_M / 2 ..
     of every tile of this program; ping-pong (``out_desc`` rows the tile's), every other tile of this
@@ -318,19 +337,20 @@ def _consumer(
     c_smem = c_bufs.index(GROUP)
     c_bar = bars.index(GROUP)
     num_tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
-    k_tiles = gl.cdiv(K, BLOCK_K)
+    k_steps = gl.cdiv(gl.cdiv(K, BLOCK_K), SPLITS)
     c_phase = 0
     first = gl.program_id(0) + PINGPONG * GROUP * NUM_SMS
-    for tile in range(first, num_tiles, (1 + PINGPONG) * NUM_SMS):
+    for item in range(first, num_tiles * SPLITS, (1 + PINGPONG) * NUM_SMS):
+        tile, part = _work_item(item, num_tiles, SPLITS)
         row0, col0 = _tile_origin(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         acc = gl.zeros([ROWS, BLOCK_N], gl.float32, layout)
-        step = (tile - gl.program_id(0)) // NUM_SMS * k_tiles  # the producer's count of this tile's first stage
+        step = (item - gl.program_id(0)) // NUM_SMS * k_steps  # the producer's count of this item's first stage
         if PINGPONG:
             # Ping-pong: take turns at whole K loops. A wait on a stage's mbarrier must not run more than one
             # phase ahead of its loads (parity waits), which the other group's K loop in between would.
-            turn = (tile - first) // (2 * NUM_SMS)
+            turn = (item - first) // (2 * NUM_SMS)
             mbarrier.wait(bars.index(2 + GROUP), (turn & 1) ^ (1 - GROUP))  # group 0 goes first
-        for kk in range(k_tiles):
+        for kk in range(k_steps):
             acc = _k_step(a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, ready, empty, acc, step, kk,
                           A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, A_REGS, FIRST_ROW)  # fmt: skip
             step += 1
@@ -339,7 +359,7 @@ def _consumer(
         if not SPLIT3 and not FMA:
             acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
             mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES), count=1)  # K > 0
-        row = row0 + FIRST_ROW
+        row = part * gl.cdiv(M, BLOCK_M) * BLOCK_M + row0 + FIRST_ROW  # K slice `part`'s partial sums
         parts = _slices(acc, (ROWS // EPI_M) * (BLOCK_N // EPI_N), FMA)
         for j in gl.static_range(len(parts)):
             part = parts[j] * alpha
@@ -366,7 +386,7 @@ def gemm_ws_kernel(
     a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, M, N, K, alpha, beta,
     HAS_C: gl.constexpr, A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr,
     FMA: gl.constexpr, OUT_T: gl.constexpr, STAGES: gl.constexpr, GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr,
-    CONSUMER_REGS: gl.constexpr,
+    SPLITS: gl.constexpr, CONSUMER_REGS: gl.constexpr,
 ):  # fmt: skip
     """``out = alpha * A @ B + beta * C`` on Hopper; see the module docstring.
 
@@ -376,7 +396,10 @@ def gemm_ws_kernel(
     ``c_desc`` reads (``HAS_C``) [BLOCK_M / 2, EPI_N] slices (the consumer groups share each tile) or
     [BLOCK_M, EPI_N] slices (ping-pong: each group takes every other tile), or their transposes (``OUT_T``:
     the kernel's product is out^T); with ``FMA`` row slices of the whole tile
-    (``epilogue_block``). Launch with ``num_warps=4`` (the first consumer group; ``FMA``: 8, the one consumer
+    (``epilogue_block``). With ``SPLITS`` > 1, each tile's K steps are cut into SPLITS slices of equal count
+    (the last one's steps past K load zeros), and ``out_desc`` writes slice s's partial sum of rows r to rows
+    s * ceil(M / BLOCK_M) * BLOCK_M + r of a float32 workspace: the launcher passes alpha 1 and no C, and
+    the product untransposed. Launch with ``num_warps=4`` (the first consumer group; ``FMA``: 8, the one consumer
     partition) and ``maxnreg`` such that the twelve warps fit the register file.
     """
     a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES] + a_desc.block_type.shape, a_desc.layout)
@@ -412,13 +435,13 @@ def gemm_ws_kernel(
         [
             (_consumer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs,
                          b_lo_bufs, c_bufs, ready, empty, bars, M, N, K, alpha, beta,
-                         HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, OUT_T, GROUP_M, NUM_SMS, FIRST)),
+                         HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, OUT_T, GROUP_M, NUM_SMS, SPLITS, FIRST)),
             (_consumer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs,
                          b_lo_bufs, c_bufs, ready, empty, bars, M, N, K, alpha, beta,
-                         HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, OUT_T, GROUP_M, NUM_SMS, SECOND)),
+                         HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, OUT_T, GROUP_M, NUM_SMS, SPLITS, SECOND)),
             (_producer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs,
                          b_lo_bufs, c_bufs, ready, empty, bars, M, N, K, alpha, beta,
-                         HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, OUT_T, GROUP_M, NUM_SMS, SECOND)),
+                         HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, OUT_T, GROUP_M, NUM_SMS, SPLITS, SECOND)),
         ][:: 3 - _consumer_groups(FMA)],
         _worker_warps(FMA),
         _worker_regs(FMA, CONSUMER_REGS),
@@ -475,9 +498,11 @@ def compile_sm90(
     a_desc = ws_descriptor(x, a_k_major, cfg.block_m, cfg.block_k)
     b_desc = ws_descriptor(x, b_k_major, cfg.block_n, cfg.block_k)
     rows, cols = epilogue_block(cfg.block_m, cfg.block_n, cfg.epilogue_split, fma, cfg.pingpong)
-    out_desc = ws_descriptor(x, not out_t, rows, cols)
+    out = x if cfg.split_k == 1 else x.float()  # K slices: float32 partial sums, untransposed, no C
+    out_desc = ws_descriptor(out, not out_t, rows, cols)
     values = [a_desc, b_desc, a_desc, b_desc, out_desc, out_desc, 8192, 8192, 8192, 1.0, 0.5, has_c, a_k_major,
-              b_k_major, split3, fma, out_t, cfg.num_stages, cfg.group_m, 132, WS_CONSUMER_REGS]  # fmt: skip
+              b_k_major, split3, fma, out_t, cfg.num_stages, cfg.group_m, 132, cfg.split_k,
+              WS_CONSUMER_REGS]  # fmt: skip
     signature, constexprs = {}, {}
     for i, (name, value) in enumerate(zip(gemm_ws_kernel.arg_names, values)):
         if gemm_ws_kernel.params[i].is_constexpr:

@@ -29,10 +29,11 @@ class GemmConfig(NamedTuple):
     ``kernel``: "tiles" (``gemm_tiles_kernel``: any strides, batches), "tma" (``gemm_tma_kernel``: persistent, operands
     through TMA descriptors; 2-D products) or "ws" (``gemm_ws_kernel``: persistent and warp-specialized, Gluon,
     Hopper only; ``num_warps`` is then that of each of its two consumer warp groups, 4, or of its one FMA consumer,
-    8). ``split_k``: K slices of the tiles kernel summed in the same launch (for products with too few output tiles
-    to fill the GPU). ``flatten``: the TMA kernel pipelines across output tiles. ``epilogue_split``: the TMA and
-    warp-specialized kernels store each tile in this many column slices (1, 2 or 4), so that their epilogue needs
-    less shared memory. ``pingpong``: the warp-specialized kernel's consumer groups take alternate tiles whole
+    8). ``split_k``: K slices (for products with too few output tiles to fill the GPU), summed in the same launch
+    by the tiles kernel, by a second launch after the warp-specialized kernel (the TMA kernel does not split).
+    ``flatten``: the TMA kernel pipelines across output tiles. ``epilogue_split``: the TMA and warp-specialized
+    kernels store each tile in this many column slices (1, 2 or 4), so that their epilogue needs less shared
+    memory. ``pingpong``: the warp-specialized kernel's consumer groups take alternate tiles whole
     instead of sharing each tile.
     """
 
