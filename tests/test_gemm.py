@@ -388,24 +388,25 @@ def test_warp_specialized_kernel(device, monkeypatch, cfg, dtype, precision, m, 
     one copied into the other order first) on edge tiles, operand copies
     (rows TMA cannot read, a TF32 B not K-major beside an A not K-major), TF32's A through registers and its swapped
     row-major operands (tiles stored transposed), both operand orders, alpha, beta and C, several tiles per program
-    with more K steps than stages (2000 x 1000 x 300: in ping-pong the groups must take turns at their K loops), and
-    replayed by matmul on new data (its Gluon descriptors rebuilt)."""
+    with more K steps than stages (2000 x 1000 x 300: in ping-pong the groups must take turns at their K loops), K
+    slices, and replayed by gemm and matmul on new data (its Gluon descriptors rebuilt)."""
     if not densela.tuning.warp_specialized(torch.cuda.current_device()):
         pytest.skip("the warp-specialized kernel runs on Hopper GPUs")
     _forced(monkeypatch, cfg)
     taken = []
     launch_ws = GEMM_MODULE._launch_ws
     monkeypatch.setattr(GEMM_MODULE, "_launch_ws", lambda *args: taken.append(args[-2]) or launch_ws(*args))
-    a, b, c = make((m, k), dtype, device, a_layout), make((k, n), dtype, device, b_layout), make((m, n), dtype, device)
-    out = poisoned((m, n), dtype, device)
-    dl.gemm(a, b, c, alpha=-0.5, beta=2.0, out=out, precision=precision)
-    check(out, a, b, c, alpha=-0.5, beta=2.0, precision=precision, what=f"gemm {m} x {n} x {k}")
-    assert taken == [cfg], "the product did not run on the warp-specialized kernel"
+    for _ in range(2):
+        a, b = make((m, k), dtype, device, a_layout), make((k, n), dtype, device, b_layout)
+        c, out = make((m, n), dtype, device), poisoned((m, n), dtype, device)
+        dl.gemm(a, b, c, alpha=-0.5, beta=2.0, out=out, precision=precision)
+        check(out, a, b, c, alpha=-0.5, beta=2.0, precision=precision, what=f"gemm {m} x {n} x {k}")
+    assert taken == [cfg], "the product did not run on the warp-specialized kernel, or gemm did not replay it"
     for _ in range(3):
         a, b = make((m, k), dtype, device, a_layout), make((k, n), dtype, device, b_layout)
         check(dl.matmul(a, b, precision=precision), a, b, precision=precision, what=f"matmul {m} x {n} x {k}")
-    (plan,) = densela._launch.PLANS.values()
-    assert plan is not None and len(taken) == 2, "matmul recorded its first call and replayed the others"
+    plans = list(densela._launch.PLANS.values())
+    assert len(plans) == 2 and None not in plans and len(taken) == 2, "gemm and matmul replayed their first calls"
 
 
 @pytest.mark.gpu

@@ -50,6 +50,11 @@ def _cases() -> list:
                     name += f"-{'k' if order[0] else 'm'}{'k' if order[1] else 'n'}{'-t' if order[2] else ''}"
                     name += "-c" if has_c else ""
                     cases.append(pytest.param(dtype, precision, cfg, *order, has_c, id=name))
+    # float32 FMA split along K (``tuning._ws_split``): an epilogue of float32 partial sums, in both operand orders
+    split = densela.tuning._GEMM_LARGE["ieee"]._replace(split_k=4)
+    for order in _orders("ieee")[::2]:
+        name = f"ieee-split4-{'k' if order[0] else 'm'}{'k' if order[1] else 'n'}"
+        cases.append(pytest.param(torch.float32, "ieee", split, *order, False, id=name))
     return cases
 
 

@@ -145,6 +145,26 @@ def test_warp_specialized_from_its_least_work(monkeypatch, dtype, precision):
 
 
 @pytest.mark.parametrize(
+    "m, n, k, tma, want",
+    [(128, 4096, 4096, True, ("ws", 4)), (256, 4096, 4096, True, ("ws", 2)), (1024, 1024, 8192, True, ("ws", 2)),
+     (128, 4096, 4096, False, ("tiles", 4)), (256, 256, 8192, True, ("tiles", 16)),
+     (4096, 64, 8192, True, ("tiles", 8))],
+)  # fmt: skip
+def test_few_tile_fma_splits_on_the_warp_specialized_kernel(monkeypatch, m, n, k, tma, want):
+    """float32 FMA products with fewer output tiles than SMs, on Hopper: the warp-specialized kernel's 128 x 128 tiles
+    in K slices of at least SPLIT_K_SLICE, about one work item per SM; not with a side under 128 (half-empty tiles),
+    nor where the slices would leave less than half a wave of items (256 x 256 x 8192: 4 tiles), nor for the tiles
+    kernel (``tma=False``: outputs TMA cannot write), which split on their own tiles."""
+    monkeypatch.setattr(tuning, "INTERPRET", False)
+    monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
+    monkeypatch.setattr(tuning, "warp_specialized", lambda device: True)
+    cfg = tuning.choose_gemm_config(m, n, k, torch.float32, "ieee", tma=tma)
+    assert (cfg.kernel, cfg.split_k) == want, cfg
+    if cfg.kernel == "ws":
+        assert cfg._replace(split_k=1) == tuning._GEMM_LARGE["ieee"]
+
+
+@pytest.mark.parametrize(
     "m, n, k, stages, split",
     [(256, 256, 8192, 4, 8), (4096, 64, 8192, 4, 2), (128, 4096, 4096, 3, 2), (16, 16, 16384, 4, 32),
      (25, 25, 2500, 3, 20)],

@@ -150,6 +150,13 @@ MID_TMA_WORK = 1100**3
 MID_TILES_WORK = 1024**3
 """m * n * k up to which they run on the tiles kernel's mid tiles (``_GEMM_MID_TILES``) instead."""
 
+SPLIT_WS_MIN_SIDE = 128
+"""float32 FMA products with fewer output tiles than SMs, K >= SPLIT_K_MIN_K and both sides at least this long run on
+the warp-specialized kernel split along K (``_ws_split``; H100, 2026-11-23,
+``bench-results/nvidia-h100/2026-11-23-split-ws``: 128 x 4096 x 4096 0.94 of cuBLAS in 4 slices against 0.86 on the
+tiles kernel's split-K, 256 x 4096 x 4096 0.95 in 2 against 0.82; with a side of 64, half of each tile is empty:
+4096 x 64 x 8192 0.59 against 0.98). 16-bit products stay on the tiles kernel (128 x 4096 x 4096: 0.72-0.81 split
+on the warp-specialized kernel against 0.83)."""
 SPLIT_K_MIN_BLOCKS = 2
 """Split-K leaves at least this many BLOCK_K steps to each slice."""
 SPLIT_K_MIN_K = 1024
@@ -387,6 +394,10 @@ def _table_choice(
         return _GEMM_MID_TMA
     sms = multiprocessors(device)
     if k >= SPLIT_K_MIN_K:
+        if arith == "ieee" and tma and batch == 1 and min(m, n) >= SPLIT_WS_MIN_SIDE and warp_specialized(device):
+            split = _ws_split(m, n, k, sms)
+            if split > 1:
+                return _GEMM_LARGE["ieee"]._replace(split_k=split)
         # Output tiles too few to fill the GPU even when small: split K over more programs, about 1.5 per SM,
         # each with at least SPLIT_K_MIN_BLOCKS steps of K.
         if max(m, n) <= 64:
@@ -408,6 +419,25 @@ def _table_choice(
             return _GEMM_SMALL_FLOAT64
         return _GEMM_SMALL_K if k <= SMALL_K else _GEMM_SMALL
     return _balanced(_GEMM_MEDIUM[arith], m, n, k, batch, device)
+
+
+def _ws_split(m: int, n: int, k: int, sms: int) -> int:
+    """K slices of a float32 FMA product on the warp-specialized kernel's tiles (``_GEMM_LARGE["ieee"]``) when they
+    are fewer than the SMs: about one work item per SM, a power of two, each slice at least SPLIT_K_SLICE long,
+    and at least half a wave of items; 1 where that leaves no split.
+
+    Example:
+        >>> _ws_split(128, 4096, 4096, 132), _ws_split(256, 256, 8192, 132)
+        (4, 1)
+    """
+    cfg = _GEMM_LARGE["ieee"]
+    tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n)
+    if tiles >= sms:
+        return 1
+    split = 1 << round(math.log2(sms / tiles))
+    while split > 1 and k < split * SPLIT_K_SLICE:
+        split //= 2
+    return split if 2 * tiles * split >= sms else 1
 
 
 def _few_tiles_split(tiles: int, k: int, cfg: GemmConfig, sms: int, tiny: bool, wave: bool = False) -> int:
