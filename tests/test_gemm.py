@@ -217,6 +217,22 @@ def test_padded_operand_copies(device, monkeypatch, dtype, precision, layout):
     assert len(copies) >= 1, "unaligned operands (rows of 83 and 13 elements) are copied"
 
 
+def test_odd_rows_are_padded_from_their_own_work(monkeypatch):
+    """float32 FMA products whose rows load element by element (an odd row stride) read padded copies from
+    PAD_ODD_FROM_WORK, below PAD_FROM_WORK; rows of an even stride, other arithmetic, smaller products and a thin
+    K do not."""
+    monkeypatch.setattr(GEMM_MODULE, "PAD_ODD_FROM_WORK", 65**3)
+
+    def pads(n: int, dtype: torch.dtype = torch.float32, precision: str = "ieee", k: int | None = None) -> bool:
+        k = k or n
+        return GEMM_MODULE._padded(torch.empty(n, k, dtype=dtype), torch.empty(k, n, dtype=dtype), precision)
+
+    assert pads(65) and pads(101) and pads(100, k=101)
+    assert not pads(63) and not pads(66) and not pads(101, precision="tf32") and not pads(101, torch.bfloat16)
+    assert not pads(1025, k=64), "a thin K is never padded"
+    assert GEMM_MODULE._padded(torch.empty(2048, 2048), torch.empty(2048, 2048), "tf32"), "PAD_FROM_WORK pads all"
+
+
 # --- exact fixtures ---------------------------------------------------------------------------------------
 
 FIXTURES = {

@@ -294,7 +294,7 @@ def _launch_tiles(
     n = b.shape[-1]
     batch = out.shape[0] if out.ndim == 3 else 1
     load_n = n
-    if a.ndim == 2 and b.ndim == 2 and m * n * k >= PAD_FROM_WORK and k > THIN_K:
+    if _padded(a, b, precision):
         a, b, load_n = _tiles_operands(a, b, precision)
     split = max(1, min(cfg.split_k, cdiv(k, cfg.block_k)))
     tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n)
@@ -352,6 +352,31 @@ PAD_FROM_WORK = 2048**3
 copies cost two passes over the operands and two more launches, and buy full-width vector loads. On an
 H200 (runs of 2026-11-22): 2500^3 float32 went from 0.51 to 0.65 of cuBLAS with them, while at
 N = 1025..1100 they made the product 20-50% slower than N = 1001..1016 without them."""
+
+PAD_ODD_FROM_WORK = 1025**3
+"""m * n * k from which float32 FMA products also read from padded copies operands whose rows load element by
+element (row-major with an odd row stride). H100, 2026-11-23 (``bench-results/nvidia-h100/2026-11-23-odd-sizes``,
+GPU time, copies included): 1025^3, 1027^3, 1031^3, 1049^3, 1089^3 and 1099^3 at 0.80-0.94 of cuBLAS padded against
+0.73-0.87 as they are (from 1025 the tiles no longer fit two programs per SM, and element-by-element loads make
+each program issue-bound); 1001^3 and 1023^3 lose (0.82-0.84 against 0.89-0.90), as does 1050^3, whose rows load
+in 8-byte vectors (0.84 against 0.90)."""
+
+
+def _padded(a: torch.Tensor, b: torch.Tensor, precision: str) -> bool:
+    """Whether ``_launch_tiles`` reads the operands from padded copies (``_tiles_operands``): 2-D products with
+    k > THIN_K from PAD_FROM_WORK, and float32 FMA ones with rows that load element by element from
+    PAD_ODD_FROM_WORK."""
+    if a.ndim != 2 or b.ndim != 2:
+        return False
+    (m, k), n = a.shape, b.shape[1]
+    work = m * n * k
+    if k <= THIN_K or work < min(PAD_FROM_WORK, PAD_ODD_FROM_WORK):
+        return False
+    if work >= PAD_FROM_WORK:
+        return True
+    odd = any(t.stride(1) == 1 and t.stride(0) % 2 == 1 for t in (a, b))
+    return odd and arithmetic(a.dtype, precision) == "ieee"
+
 
 _WORKSPACES: dict[tuple[torch.device, int, torch.dtype], tuple[torch.Tensor, torch.Tensor]] = {}
 WORKSPACE_KEEP_BYTES = 64 << 20
