@@ -47,7 +47,8 @@ class Variant:
     shape: tuple[int, int, int]
     layout: str = "nn"
     cfg: C | None = None  # None: what densela's tables choose
-    pad: bool = False  # the tiles kernel reads unaligned operands from padded copies whatever the size
+    pad: bool | str = False  # the tiles kernel reads unaligned operands from padded copies whatever the size
+    # ("a" or "b": only that operand)
 
     @property
     def key(self) -> tuple:
@@ -186,6 +187,9 @@ def _variants() -> list[Variant]:
     # against the tables' unpadded choice, on both sides of N = 1024 and on sizes of 17^2 tiles that load in vectors
     odd = [(n, n, n) for n in (1001, 1023, 1024, 1025, 1027, 1031, 1049, 1050, 1056, 1088, 1089, 1099)]
     add("odd", "float32", "ieee", odd, [None, *WAVE[:3]], pad=True)
+    # copies cost about 15 us of 88 at 1025^3: one operand padded, the other read element by element
+    for side in ("a", "b"):
+        add("odd-side", "float32", "ieee", [odd[i] for i in (0, 3, 5, 6, 11)], [None], pad=side)
     for dt in ("bfloat16", "float16"):
         add("16bit", dt, "ieee", [(n, n, n) for n in (4096, 8192)], LARGE_16BIT)
     return out
@@ -206,10 +210,24 @@ def _inputs(v: Variant, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 PAD_FROM_WORK = G.PAD_FROM_WORK
+TILES_OPERANDS = G._tiles_operands
+
+
+def _one_side(side: str):
+    """``gemm._tiles_operands`` copying only operand ``side`` ("a" or "b") into padded rows."""
+
+    def operands(a: torch.Tensor, b: torch.Tensor, precision: str) -> tuple[torch.Tensor, torch.Tensor, int]:
+        if side == "a":
+            return G._aligned_copy(a, 16), b, b.shape[1]
+        b = G._aligned_copy(b, 16)
+        return a, b, b.stride(0)
+
+    return operands
 
 
 def _run(v: Variant, a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:
     G.PAD_FROM_WORK = 0 if v.pad else PAD_FROM_WORK
+    G._tiles_operands = _one_side(v.pad) if isinstance(v.pad, str) else TILES_OPERANDS
     G.launch_gemm(a, b, None, out, 1.0, 0.0, v.precision, v.cfg)
 
 
@@ -401,7 +419,8 @@ def _summary(records: list[dict]) -> None:
         best = max(ok, key=lambda r: r["ratio"])
         chosen = next((r for r in ok if r["cfg"] is None and not r.get("pad")), None)
         cfg = best["cfg"]
-        desc = ("default" if cfg is None else _describe(cfg)) + (" padded" if best.get("pad") else "")
+        pad = best.get("pad")
+        desc = ("default" if cfg is None else _describe(cfg)) + (f" padded {pad}" if pad else "")
         chosen_txt = f" default {chosen['ratio']:.2f}" if chosen else ""
         shape = "x".join(map(str, key[3]))
         print(f"{key[0]:7} {key[1]:8} {key[2]:6} {shape:17} {key[4]} cublas {rs[0]['cublas_ms']:.4f} "
