@@ -514,7 +514,7 @@ def test_split_k_matmul_replays_with_its_kept_workspace(device, monkeypatch):
 @pytest.mark.parametrize("width", [20, 24, 36, 41, 50])
 def test_strides_with_alignment_hints(device, dtype, width):
     """Sizes and row strides that are multiples of 2, 4 or 8 elements but not 16 are declared so to the tiles
-    kernel (``_multiple_hint``), batched, transposed and sliced: a wrong declaration would misplace rows."""
+    kernel (``_launch.multiple_hint``), batched, transposed and sliced: a wrong declaration would misplace rows."""
     a = make((3, 13, width), dtype, device)
     b = make((3, width + 4, width), dtype, device, "col")[:, 2 : width + 2, :]
     c = make((3, 13, width), dtype, device)

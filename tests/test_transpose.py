@@ -78,6 +78,28 @@ def test_transpose_moves_bits_of_every_item_size(dtype: torch.dtype, layout: Lay
         assert memory_order(out) == memory_order(a)
 
 
+@pytest.mark.parametrize("shape", [(70, 13), (13, 70), (70, 16), (3, 70), (70, 1)], ids=str)
+@pytest.mark.parametrize("layout", ["row", "col"])
+@pytest.mark.parametrize("dtype, alpha", [(torch.int32, 1.0), (torch.complex64, 1.0), (torch.float32, -0.5)], ids=str)
+def test_transpose_spans_a_short_side_in_binary_parts(
+    dtype: torch.dtype, alpha: float, layout: Layout, shape, device: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A side shorter than one tile, beside a long one, is moved in tiles of its binary digits' widths (13 = 8 + 4 +
+    1): forced here with 32 x 32 tiles on sides of 70 (on the GPU: float32 100000 x 100 in 128-wide tiles);
+    every item written, bit-exact, or scaled."""
+    tiles = TRANSPOSE_MODULE.TileConfig(32, 32, 4)
+    monkeypatch.setattr(TRANSPOSE_MODULE, "THIN_LONG", 64)
+    monkeypatch.setattr(TRANSPOSE_MODULE, "transpose_tiles", lambda *args: tiles)
+    assert max(TRANSPOSE_MODULE._spans(*shape, tiles)) == min(shape), "the short side is spanned"
+    a = bits(shape, dtype, device, layout) if alpha == 1.0 else make(shape, dtype, device, layout)
+    out = fill_poison(shape[::-1], dtype, device, layout)
+    assert dl.transpose(a, out=out, alpha=alpha) is out
+    if alpha == 1.0:
+        assert_identical(out, a.T, f"{dtype} {layout} {shape}")
+    else:
+        assert_scaled(out, a, alpha)
+
+
 def test_transpose_keeps_nan_payloads_and_signed_zeros(device: str) -> None:
     patterns = np.array([[0x7F800001, 0x7FC12345], [0xFFBADBAD, 0x80000000]], dtype=np.uint32)  # sNaN, qNaN, -0.0
     a = torch.from_numpy(patterns.view(np.float32)).to(device)

@@ -31,6 +31,19 @@ def cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
+def multiple_hint(x: int, most: int) -> int:
+    """What a kernel may declare the integer ``x`` a multiple of (``kernels.elementwise.multiple``): its largest
+    power-of-two factor up to ``most``, or 1 where Triton already knows (a multiple of 16, or the constant 1) or
+    there is nothing to say.
+
+    Example:
+        >>> multiple_hint(1000, 4), multiple_hint(1000, 8), multiple_hint(1001, 4), multiple_hint(1024, 4)
+        (4, 8, 1, 1)
+    """
+    low = x & -x
+    return min(low, most) if 1 < low < 16 else 1
+
+
 def _arg_key(x: Any) -> Any:
     """What Triton specializes on in one runtime argument."""
     kind = type(x)

@@ -11,7 +11,7 @@ from triton.tools.tensor_descriptor import TensorDescriptor
 
 from densela import _errors
 from densela._arrays import INTERPRET, Call, needs_int64, prepare
-from densela._launch import PLANS, WORKSPACE_TENSORS, Launcher, Plan, cdiv, scratch, storage_ptr
+from densela._launch import PLANS, WORKSPACE_TENSORS, Launcher, Plan, cdiv, multiple_hint, scratch, storage_ptr
 from densela.kernels.gemm import gemm_tiles_kernel, gemm_tma_kernel, split_sum_kernel
 from densela.kernels.gemm_ws import (
     WS_CONSUMER_REGS,
@@ -322,22 +322,10 @@ def _launch_tiles(
             ACC_DTYPE=acc_dtype,
             UPCAST=INTERPRET and a.dtype == torch.bfloat16,
             INDEX_64=index_64,
-            HINTS=tuple(_multiple_hint(x, most) for x in ints),
+            HINTS=tuple(multiple_hint(x, most) for x in ints),
             BLOCK_M=cfg.block_m, BLOCK_N=cfg.block_n, BLOCK_K=cfg.block_k, GROUP_M=cfg.group_m,
             num_warps=cfg.num_warps, num_stages=cfg.num_stages,
         )  # fmt: skip
-
-
-def _multiple_hint(x: int, most: int) -> int:
-    """What ``gemm_tiles_kernel`` may declare the integer ``x`` a multiple of: its largest power-of-two factor up
-    to ``most``, or 1 where Triton already knows (a multiple of 16, or the constant 1) or there is nothing to say.
-
-    Example:
-        >>> _multiple_hint(1000, 4), _multiple_hint(1000, 8), _multiple_hint(1001, 4), _multiple_hint(1024, 4)
-        (4, 8, 1, 1)
-    """
-    low = x & -x
-    return min(low, most) if 1 < low < 16 else 1
 
 
 def _sum_chunk(split: int, cfg: GemmConfig) -> int:

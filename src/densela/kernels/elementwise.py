@@ -37,6 +37,16 @@ def tile_pointers(
 
 
 @triton.jit
+def multiple(x, MULTIPLE: tl.constexpr):
+    """``x``, declared a multiple of MULTIPLE (written so that Triton's divisibility analysis sees it): the launcher
+    passes the largest power of two up to 16 bytes that divides it (``_launch.multiple_hint``), so that rows whose
+    starts Triton cannot prove aligned still load and store in vectors."""
+    if MULTIPLE > 1:
+        x = x // MULTIPLE * MULTIPLE
+    return x
+
+
+@triton.jit
 def upcast(x):
     """``x`` in the type densela computes it in: float32 for 16-bit floats, float32 and float64 unchanged."""
     if x.dtype != tl.float64:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import triton
 import triton.language as tl
 
+from densela.kernels.elementwise import multiple
+
 
 @triton.jit
 def grouped_tile(tile, num_m, num_n, GROUP_M: tl.constexpr):
@@ -95,11 +97,11 @@ def gemm_tiles_kernel(
     """
     (M, N, K, LOAD_N, stride_ab, stride_am, stride_ak, stride_bb, stride_bk, stride_bn, stride_cb, stride_cm,
      stride_cn, stride_ob, stride_om, stride_on) = (
-        _multiple(M, HINTS[0]), _multiple(N, HINTS[1]), _multiple(K, HINTS[2]), _multiple(LOAD_N, HINTS[3]),
-        _multiple(stride_ab, HINTS[4]), _multiple(stride_am, HINTS[5]), _multiple(stride_ak, HINTS[6]),
-        _multiple(stride_bb, HINTS[7]), _multiple(stride_bk, HINTS[8]), _multiple(stride_bn, HINTS[9]),
-        _multiple(stride_cb, HINTS[10]), _multiple(stride_cm, HINTS[11]), _multiple(stride_cn, HINTS[12]),
-        _multiple(stride_ob, HINTS[13]), _multiple(stride_om, HINTS[14]), _multiple(stride_on, HINTS[15]),
+        multiple(M, HINTS[0]), multiple(N, HINTS[1]), multiple(K, HINTS[2]), multiple(LOAD_N, HINTS[3]),
+        multiple(stride_ab, HINTS[4]), multiple(stride_am, HINTS[5]), multiple(stride_ak, HINTS[6]),
+        multiple(stride_bb, HINTS[7]), multiple(stride_bk, HINTS[8]), multiple(stride_bn, HINTS[9]),
+        multiple(stride_cb, HINTS[10]), multiple(stride_cm, HINTS[11]), multiple(stride_cn, HINTS[12]),
+        multiple(stride_ob, HINTS[13]), multiple(stride_om, HINTS[14]), multiple(stride_on, HINTS[15]),
     )  # fmt: skip
     pid = tl.program_id(0)
     batch = tl.program_id(1)
@@ -170,14 +172,6 @@ def gemm_tiles_kernel(
 HINTED = ("M", "N", "K", "LOAD_N", "stride_ab", "stride_am", "stride_ak", "stride_bb", "stride_bk", "stride_bn",
           "stride_cb", "stride_cm", "stride_cn", "stride_ob", "stride_om", "stride_on")  # fmt: skip
 """The runtime integers of ``gemm_tiles_kernel`` that its ``HINTS`` describe, in order."""
-
-
-@triton.jit
-def _multiple(x, MULTIPLE: tl.constexpr):
-    """``x``, declared a multiple of MULTIPLE (written so that Triton's divisibility analysis sees it)."""
-    if MULTIPLE > 1:
-        x = x // MULTIPLE * MULTIPLE
-    return x
 
 
 @triton.jit
