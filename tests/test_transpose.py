@@ -78,21 +78,18 @@ def test_transpose_moves_bits_of_every_item_size(dtype: torch.dtype, layout: Lay
         assert memory_order(out) == memory_order(a)
 
 
-@pytest.mark.parametrize("shape", [(70, 13), (13, 70), (70, 16), (3, 70), (70, 1)], ids=str)
-@pytest.mark.parametrize("layout", ["row", "col"])
-@pytest.mark.parametrize("dtype, alpha", [(torch.int32, 1.0), (torch.complex64, 1.0), (torch.float32, -0.5)], ids=str)
-def test_transpose_spans_a_short_side_in_binary_parts(
-    dtype: torch.dtype, alpha: float, layout: Layout, shape, device: str, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("shape", [(1030, 100), (100, 1030), (1030, 6), (44, 2)], ids=str)
+@pytest.mark.parametrize("layout", ["row", "col", "strided"])
+@pytest.mark.parametrize("dtype, alpha", [(torch.int16, 1.0), (torch.complex64, 1.0), (torch.float32, -0.5)], ids=str)
+def test_transpose_of_thin_matrices_with_hints(
+    dtype: torch.dtype, alpha: float, layout: Layout, shape, device: str
 ) -> None:
-    """A side shorter than one tile, beside a long one, is moved in tiles of its binary digits' widths (13 = 8 + 4 +
-    1): forced here with 32 x 32 tiles on sides of 70 (on the GPU: float32 100000 x 100 in 128-wide tiles);
-    every item written, bit-exact, or scaled."""
-    tiles = TRANSPOSE_MODULE.TileConfig(32, 32, 4)
-    monkeypatch.setattr(TRANSPOSE_MODULE, "THIN_LONG", 64)
-    monkeypatch.setattr(TRANSPOSE_MODULE, "transpose_tiles", lambda *args: tiles)
-    assert max(TRANSPOSE_MODULE._spans(*shape, tiles)) == min(shape), "the short side is spanned"
+    """Thin matrices (a side of at most THIN_SIDE) declare their sizes and strides multiples of their power-of-two
+    factors to the kernel (``_hints``): every item written, bit-exact, or scaled; a wrong declaration would
+    misplace rows."""
     a = bits(shape, dtype, device, layout) if alpha == 1.0 else make(shape, dtype, device, layout)
     out = fill_poison(shape[::-1], dtype, device, layout)
+    assert any(h > 1 for h in TRANSPOSE_MODULE._hints(a, out)) == (dtype.itemsize <= 4)
     assert dl.transpose(a, out=out, alpha=alpha) is out
     if alpha == 1.0:
         assert_identical(out, a.T, f"{dtype} {layout} {shape}")

@@ -24,7 +24,7 @@ from densela.kernels.transpose import (
     transpose_blocks_inplace_kernel,
     transpose_tiles_kernel,
 )
-from densela.tuning import TileConfig, tile_config, transpose_tiles
+from densela.tuning import THIN_SIDE, tile_config, transpose_tiles
 
 _WORDS = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 """The integer type each item size moves as; 16-byte (complex128) items move as two 8-byte words."""
@@ -392,7 +392,6 @@ def launch_transpose(a: torch.Tensor, out: torch.Tensor, alpha: float, lo: torch
     (src, vec), (dst, _) = _as_words(a, scaled or split), _as_words(out, scaled or split)
     m, n = a.shape
     cfg = transpose_tiles(m, n, *a.stride(), a.element_size())
-    span_m, span_n = _spans(m, n, cfg)
     tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n)
     _TILES((tiles,),
         src, dst, lo if split else dst,
@@ -404,33 +403,26 @@ def launch_transpose(a: torch.Tensor, out: torch.Tensor, alpha: float, lo: torch
         INDEX_64=needs_int64(src, dst),
         VEC=vec,
         BLOCK_M=cfg.block_m, BLOCK_N=cfg.block_n,
-        SPAN_M=span_m, SPAN_N=span_n,
-        HINTS=tuple(multiple_hint(x, 16 // a.element_size() or 1) for x in (m, n, *a.stride(), *out.stride())),
+        HINTS=_hints(a, out),
         num_warps=cfg.num_warps,
     )  # fmt: skip
 
 
-def _spans(m: int, n: int, cfg: TileConfig) -> tuple[int, int]:
-    """(SPAN_M, SPAN_N) of ``transpose_tiles_kernel`` for an m x n matrix in ``cfg``'s tiles: a side that one tile
-    spans, when it is not a whole tile and the other side is at least THIN_LONG long, is cut into tiles of its
-    binary digits' widths instead of masking the rest of one tile (100 of 128 lanes: float32 100000 x 100 moved at
-    79-80% of the copy bandwidth); 0 otherwise (also a compiled kernel per short side, kept to long matrices).
+def _hints(a: torch.Tensor, out: torch.Tensor) -> tuple[int, ...]:
+    """``transpose_tiles_kernel``'s HINTS for ``out = a.T``: M, N and the strides declared multiples of their
+    power-of-two factors for matrices with a side of at most THIN_SIDE and items of at most 4 bytes, else nothing. H100,
+    2026-11-23 (``bench-results/nvidia-h100/2026-11-23-thin-transpose``): rows of 100 items then load in 16-byte
+    vectors, bfloat16 100000 x 100 at 66-70% of the copy bandwidth against 54-62%, float32 100000 x 100 and
+    100 x 100000 at 79-82% against 79-82% (+1.4 points on average); float64 thin and float32 5000^2 lose 0-6 points
+    with them.
 
     Example:
-        >>> _spans(100000, 100, TileConfig(32, 128, 4)), _spans(4096, 4096, TileConfig(64, 64, 4))
-        ((0, 100), (0, 0))
+        >>> _hints(torch.empty(1000, 100), torch.empty(100, 1000)), _hints(torch.empty(200, 200), torch.empty(200, 200))
+        ((4, 4, 4, 1, 4, 1), (1, 1, 1, 1, 1, 1))
     """
-    if max(m, n) < THIN_LONG:
-        return 0, 0
-    if m < cfg.block_m:
-        return m, 0
-    if n < cfg.block_n:
-        return 0, n
-    return 0, 0
-
-
-THIN_LONG = 1024
-"""The long side from which a matrix whose short side one tile spans is cut along that side (``_spans``)."""
+    if min(a.shape) > THIN_SIDE or a.element_size() > 4:
+        return (1,) * 6
+    return tuple(multiple_hint(x, 16 // a.element_size()) for x in (*a.shape, *a.stride(), *out.stride()))
 
 
 def launch_transpose_square(a: torch.Tensor) -> None:

@@ -51,7 +51,6 @@ def transpose_tiles_kernel(
     INDEX_64: tl.constexpr,
     VEC: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-    SPAN_M: tl.constexpr, SPAN_N: tl.constexpr,
     HINTS: tl.constexpr,
 ):  # fmt: skip
     """One program writes ``out = A.T`` for one BLOCK_M x BLOCK_N tile of the M x N matrix ``A``.
@@ -59,43 +58,16 @@ def transpose_tiles_kernel(
     With ``SCALE`` the words are floats and are multiplied by ``alpha`` (16-bit floats in float32,
     rounded once); with ``SPLIT`` (float32) ``out`` gets hi = tf32(a) and ``lo_ptr``, with out's strides,
     gets tf32(a - hi), the two parts of a 3xTF32 product (hi + lo carries 22 significant bits; an
-    infinite or NaN item gives hi = item, lo = 0); otherwise the words move untouched.
-
-    ``SPAN_N`` = N (at most 255; 0: tiles in both directions): each program takes BLOCK_M rows and every column,
-    in tiles of the widths of N's binary digits (100 = 64 + 32 + 4), so that no lane idles on masked columns;
-    ``SPAN_M`` = M likewise for BLOCK_N columns and every row. ``HINTS``: what M, N and the four strides are each a
-    multiple of (``multiple``): float32 rows of 100 items start on 16-byte boundaries, which Triton cannot see.
+    infinite or NaN item gives hi = item, lo = 0); otherwise the words move untouched. ``HINTS``: what M, N and
+    the four strides are each a multiple of (``multiple``; all 1: nothing declared).
     """
     M, N = multiple(M, HINTS[0]), multiple(N, HINTS[1])
     stride_am, stride_an = multiple(stride_am, HINTS[2]), multiple(stride_an, HINTS[3])
     stride_om, stride_on = multiple(stride_om, HINTS[4]), multiple(stride_on, HINTS[5])
     pid = tl.program_id(0)
-    if SPAN_N > 0:
-        for bit in tl.static_range(7, -1, -1):
-            if (SPAN_N >> bit) & 1:
-                _transpose_tile(a_ptr, out_ptr, lo_ptr, pid * BLOCK_M, (SPAN_N >> (bit + 1)) << (bit + 1), M, N,
-                                stride_am, stride_an, stride_om, stride_on, alpha,
-                                SCALE, SPLIT, INDEX_64, VEC, BLOCK_M, 1 << bit)  # fmt: skip
-    elif SPAN_M > 0:
-        for bit in tl.static_range(7, -1, -1):
-            if (SPAN_M >> bit) & 1:
-                _transpose_tile(a_ptr, out_ptr, lo_ptr, (SPAN_M >> (bit + 1)) << (bit + 1), pid * BLOCK_N, M, N,
-                                stride_am, stride_an, stride_om, stride_on, alpha,
-                                SCALE, SPLIT, INDEX_64, VEC, 1 << bit, BLOCK_N)  # fmt: skip
-    else:
-        tiles_n = tl.cdiv(N, BLOCK_N)
-        _transpose_tile(a_ptr, out_ptr, lo_ptr, (pid // tiles_n) * BLOCK_M, (pid % tiles_n) * BLOCK_N, M, N,
-                        stride_am, stride_an, stride_om, stride_on, alpha,
-                        SCALE, SPLIT, INDEX_64, VEC, BLOCK_M, BLOCK_N)  # fmt: skip
-
-
-@triton.jit
-def _transpose_tile(
-    a_ptr, out_ptr, lo_ptr, row0, col0, M, N, stride_am, stride_an, stride_om, stride_on, alpha,
-    SCALE: tl.constexpr, SPLIT: tl.constexpr, INDEX_64: tl.constexpr, VEC: tl.constexpr,
-    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-):  # fmt: skip
-    """``transpose_tiles_kernel``'s work on the BLOCK_M x BLOCK_N tile at (row0, col0)."""
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    row0 = (pid // tiles_n) * BLOCK_M
+    col0 = (pid % tiles_n) * BLOCK_N
     a_ptrs, a_mask = tile_pointers(a_ptr, row0, col0, M, N, stride_am, stride_an, INDEX_64, BLOCK_M, BLOCK_N, VEC)
     out_ptrs, out_mask = tile_pointers(out_ptr, col0, row0, N, M, stride_om, stride_on, INDEX_64, BLOCK_N, BLOCK_M, VEC)
     x = tl.load(a_ptrs, mask=a_mask)
