@@ -147,11 +147,11 @@ def _work_item(item, num_tiles, SPLITS: gl.constexpr):
     """(output tile, K slice) of work item number ``item``: item = slice * num_tiles + tile, so that the slices
     of one tile run on different SMs at once."""
     tile = item
-    part = 0
+    k_slice = 0
     if SPLITS > 1:
         tile = item % num_tiles
-        part = item // num_tiles
-    return tile, part
+        k_slice = item // num_tiles
+    return tile, k_slice
 
 
 @constexpr_function
@@ -179,14 +179,14 @@ def _producer(
     k_steps = gl.cdiv(gl.cdiv(K, BLOCK_K), SPLITS)
     step = 0
     for item in range(gl.program_id(0), num_tiles * SPLITS, NUM_SMS):
-        tile, part = _work_item(item, num_tiles, SPLITS)
+        tile, k_slice = _work_item(item, num_tiles, SPLITS)
         row0, col0 = _tile_origin(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         for kk in range(k_steps):
             s = step % STAGES
             # A fresh mbarrier counts as having completed the phase before phase 0.
             mbarrier.wait(empty.index(s), ((step // STAGES) & 1) ^ 1)
             bar = ready.index(s)
-            k0 = (part * k_steps + kk) * BLOCK_K  # past K (the last slice's tail): TMA loads zeros
+            k0 = (k_slice * k_steps + kk) * BLOCK_K  # past K (the last slice's tail): TMA loads zeros
             if SPLIT3:  # both operands K-major, and their remainders
                 mbarrier.expect(bar, 2 * nbytes)
                 tma.async_copy_global_to_shared(a_lo_desc, [row0, k0], bar, a_lo_bufs.index(s))
@@ -341,7 +341,7 @@ def _consumer(
     c_phase = 0
     first = gl.program_id(0) + PINGPONG * GROUP * NUM_SMS
     for item in range(first, num_tiles * SPLITS, (1 + PINGPONG) * NUM_SMS):
-        tile, part = _work_item(item, num_tiles, SPLITS)
+        tile, k_slice = _work_item(item, num_tiles, SPLITS)
         row0, col0 = _tile_origin(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         acc = gl.zeros([ROWS, BLOCK_N], gl.float32, layout)
         step = (item - gl.program_id(0)) // NUM_SMS * k_steps  # the producer's count of this item's first stage
@@ -359,7 +359,7 @@ def _consumer(
         if not SPLIT3 and not FMA:
             acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
             mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES), count=1)  # K > 0
-        row = part * gl.cdiv(M, BLOCK_M) * BLOCK_M + row0 + FIRST_ROW  # K slice `part`'s partial sums
+        row = k_slice * gl.cdiv(M, BLOCK_M) * BLOCK_M + row0 + FIRST_ROW  # the K slice's partial sums' rows
         parts = _slices(acc, (ROWS // EPI_M) * (BLOCK_N // EPI_N), FMA)
         for j in gl.static_range(len(parts)):
             part = parts[j] * alpha
