@@ -2,7 +2,7 @@
 ``densela.tuning`` (a precursor of ``densela tune``, which sweeps the same way per shape bucket).
 
     python3 scripts/gemm-explore.py [GROUP ...]      # groups: thin thin-ws thin-ws16 small small64 small16 long-k
-                                                     #         mid16 16bit ieee overhead split-ws
+                                                     #         mid16 16bit ieee overhead split-ws thin-k16
 
 Phase 1 compiles every variant in worker processes (filling Triton's cache); phase 2 times each in this
 process: the call's launches are captured in a CUDA graph, whose replays ``triton.testing.do_bench`` times
@@ -88,6 +88,12 @@ THIN_WS = [
     C(128, 128, 32, 8, 8, 4, "ws", epilogue_split=1),
     C(64, 64, 16, 8, 4, 2),
 ]
+THIN_K16 = [
+    C(128, 128, 16, 8, 8, 4, "ws", epilogue_split=1),
+    C(128, 128, 16, 8, 8, 6, "ws", epilogue_split=1),
+    C(128, 128, 16, 8, 8, 8, "ws", epilogue_split=1),
+    C(128, 128, 32, 8, 8, 4, "ws", epilogue_split=1),
+]
 THIN_WS16 = [C(128, 256, 64, 16, 4, 3, "ws"), C(128, 128, 64, 8, 4, 5, "ws", epilogue_split=2, pingpong=True),
              C(128, 128, 64, 8, 4, 4, "ws", pingpong=True),
              C(128, 128, 32, 8, 4, 6, "ws", epilogue_split=2, pingpong=True),
@@ -154,6 +160,15 @@ def _variants() -> list[Variant]:
     # bfloat16 the same shapes: the output's stores bound them; ping-pong overlaps one group's stores with the
     # other's products
     add("thin-ws16", "bfloat16", "ieee", thin_ws[:9], THIN_WS16)
+    # K not a multiple of the FMA tiles' 32-long steps (20480 x 48 x 20480 at 1.01-1.08 of cuBLAS, where k = 32 and
+    # 64 give 1.3-1.4): steps of 16 waste no products on K = 48, and 12 of 48 at K = 36 (against 28 of 64)
+    add(
+        "thin-k16",
+        "float32",
+        "ieee",
+        [(20480, 20480, 48), (8192, 8192, 48), (3600, 3600, 36), (4096, 4096, 36)],
+        THIN_K16,
+    )
     # few output tiles and a long K (gemm-thin: 128 x 4096 x 4096 at 0.87-0.89 of cuBLAS on the tiles kernel's
     # split-K): the warp-specialized kernel's K slices, added up by split_sum_kernel
     for dt, bases in SPLIT_WS.items():

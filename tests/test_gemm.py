@@ -426,6 +426,26 @@ def test_warp_specialized_kernel(device, monkeypatch, cfg, dtype, precision, m, 
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("m, n, k", [(300, 264, 48), (129, 72, 36), (7, 8, 1), (2000, 1000, 100)])
+@pytest.mark.parametrize("a_layout, b_layout", [("row", "row"), ("col", "col"), ("row", "col"), ("col", "row")])
+def test_warp_specialized_fma_in_k_steps_of_16(device, monkeypatch, m, n, k, a_layout, b_layout):
+    """The thin-K FMA configuration of the tables (K steps of 16, six stages) on the warp-specialized kernel: edge
+    tiles, K shorter than one step and longer than the stages, every operand order, alpha, beta and C."""
+    if not densela.tuning.warp_specialized(torch.cuda.current_device()):
+        pytest.skip("the warp-specialized kernel runs on Hopper GPUs")
+    cfg = densela.tuning._GEMM_THIN_K_WS16
+    _forced(monkeypatch, cfg)
+    taken = []
+    launch_ws = GEMM_MODULE._launch_ws
+    monkeypatch.setattr(GEMM_MODULE, "_launch_ws", lambda *args: taken.append(args[-2]) or launch_ws(*args))
+    a, b = make((m, k), torch.float32, device, a_layout), make((k, n), torch.float32, device, b_layout)
+    c, out = make((m, n), torch.float32, device), poisoned((m, n), torch.float32, device)
+    dl.gemm(a, b, c, alpha=-0.5, beta=2.0, out=out, precision="ieee")
+    check(out, a, b, c, alpha=-0.5, beta=2.0, precision="ieee", what=f"gemm {m} x {n} x {k}")
+    assert taken == [cfg], "the product did not run on the warp-specialized kernel"
+
+
+@pytest.mark.gpu
 def test_warp_specialized_kernel_leaves_unaligned_outputs_to_the_tma_kernel(device, monkeypatch):
     """An ``out`` whose rows TMA cannot write (a stride of 1001 elements) goes to the TMA kernel instead."""
     _forced(monkeypatch, densela.tuning.GemmConfig(128, 64, 32, 4, 4, 2, "ws", epilogue_split=2))

@@ -144,6 +144,18 @@ def test_warp_specialized_from_its_least_work(monkeypatch, dtype, precision):
     assert tuning.choose_gemm_config(2048, 2048, 2048, dtype, precision, batch=2).kernel == "tiles"
 
 
+@pytest.mark.parametrize("k, block_k", [(32, 32), (48, 16), (36, 16), (50, 32), (64, 32), (25, 32)])
+def test_thin_fma_k_steps_pad_k_by_at_most_half_a_step(monkeypatch, k, block_k):
+    """float32 FMA products with a short K and a large output, on Hopper: the warp-specialized kernel's FMA tiles,
+    in K steps of 16 where steps of 32 would pad K by more than 16 (48 -> 64, 36 -> 64), else steps of 32."""
+    monkeypatch.setattr(tuning, "INTERPRET", False)
+    monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
+    monkeypatch.setattr(tuning, "warp_specialized", lambda device: True)
+    cfg = tuning.choose_gemm_config(8192, 8192, k, torch.float32, "ieee")
+    assert cfg.kernel == "ws" and cfg.block_k == block_k and cfg.split_k == 1, cfg
+    assert cfg._replace(block_k=32, num_stages=4) == tuning._GEMM_LARGE["ieee"]
+
+
 @pytest.mark.parametrize(
     "m, n, k, tma, want",
     [(128, 4096, 4096, True, ("ws", 4)), (256, 4096, 4096, True, ("ws", 2)), (1024, 1024, 8192, True, ("ws", 2)),

@@ -135,6 +135,11 @@ THIN_WS_MN = 4096 * 4096
 stores leaving while the next tile's products run (H100, 2026-11-23, ``bench-results/nvidia-h100/2026-11-23-thin-ws``:
 20480 x 32 x 20480 1.41 of cuBLAS against 0.95 on the tiles kernel, 4096 x 32 x 4096 1.40 against 1.18,
 5000 x 50 x 5000 1.07 against 0.94; 3600 x 36 x 3600 0.94 against 1.05)."""
+_GEMM_THIN_K_WS16 = GemmConfig(128, 128, 16, 8, 8, 6, "ws", epilogue_split=1)
+"""The same for a k that the FMA tiles' K steps of 32 would pad by more than 16 (k mod 32 in 1..16: 36, 48):
+steps of 16 in six stages (H100, 2026-11-24, ``bench-results/nvidia-h100/2026-11-24-thin-k16``: 20480 x 48 x 20480
+1.21 of cuBLAS against 1.02 with steps of 32, 8192 x 48 x 8192 1.19 against 1.02, 4096 x 36 x 4096 1.11 against
+0.96; four stages 2-3% slower, eight the same as six)."""
 LARGE_MN = 2048 * 2048
 SMALL_MN = 512 * 512
 SMALL_K = 256
@@ -376,7 +381,8 @@ def _table_choice(
         if arith == "16-bit" and k == THIN_K and tma and batch == 1:
             return _GEMM_THIN_K_TMA
         if arith == "ieee" and mn >= THIN_WS_MN and tma and batch == 1 and warp_specialized(device):
-            return _GEMM_LARGE["ieee"]
+            step = _GEMM_LARGE["ieee"].block_k
+            return _GEMM_THIN_K_WS16 if 0 < k % step <= step // 2 else _GEMM_LARGE["ieee"]
         return _GEMM_THIN_K_IEEE if arith == "ieee" else _GEMM_THIN_K
     if mn >= LARGE_MN:
         large = _GEMM_LARGE[arith]
