@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 import torch
+import triton
+import triton.language as tl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -921,6 +923,38 @@ def test_a_launch_on_other_tensors_is_not_planned(device):
     assert_identical(plan(a2, b2), dl.add(a2, b2), "replayed add")
     _, plan = densela._launch.Plan.record((a,), lambda: dl.add(a, b))
     assert plan is None
+
+
+@triton.jit
+def _shifted_sum_kernel(src_ptr, left_ptr, right_ptr, N, BLOCK: tl.constexpr):
+    """out[i] = src[i] + src[i + 1] for i < N, from two pointers into src (the test passes one view twice)."""
+    offs = tl.arange(0, BLOCK)
+    mask = offs < N
+    tl.store(src_ptr + offs, tl.load(left_ptr + offs, mask=mask) + tl.load(right_ptr + offs + 1, mask=mask), mask=mask)
+
+
+def test_a_replay_builds_an_argument_passed_twice_once(device, monkeypatch):
+    """A launch argument that is one object in several places (the warp-specialized kernel gets its A and B
+    descriptors twice and out's twice) is rebuilt once per replay, and every place gets it."""
+    if not (INTERPRET or device == "cuda"):
+        pytest.skip("kernels run in Triton's interpreter or on a GPU")
+    launcher = densela._launch.Launcher(_shifted_sum_kernel)
+
+    def call(x: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+        tail = x[1:]  # one view of x, a _View on replay, passed twice
+        launcher((1,), out, tail, tail, 6, BLOCK=8)
+        return out
+
+    x, out = make((8,), torch.float32, device), poisoned((6,), torch.float32, device)
+    _, plan = densela._launch.Plan.record((x, out), lambda: call(x, out))
+    assert plan is not None
+    builds = []
+    build = densela._launch._View.build
+    monkeypatch.setattr(densela._launch._View, "build", lambda self, slots: builds.append(self) or build(self, slots))
+    x2, out2 = make((8,), torch.float32, device), poisoned((6,), torch.float32, device)
+    assert plan(x2, out2) is out2
+    assert_identical(out2, x2[1:7] + x2[2:8], "replayed launch reading one view twice")
+    assert len(builds) == 1, "the view passed twice was built once"
 
 
 # --- large sizes: GPU only --------------------------------------------------------------------------------------

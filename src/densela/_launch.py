@@ -176,18 +176,24 @@ class Plan:
             return result, None  # operands sharing memory: which one a launch read would be ambiguous
         groups = list(scratch)  # scratch storages, numbered after the slots
         recorded = []
+        specs: dict[int, Any] = {}  # by the argument's id: one spec (built once per replay) for an object passed twice
         for launch in launches:
             args, places = list(launch.args), []
             for position, x in enumerate(args):
                 if type(x) is torch.Tensor and WORKSPACE_TENSORS.get(id(x)) is x:
                     continue  # kept by the plan and used again as it is
-                if type(x) is torch.Tensor:
-                    spec = _view_spec(x, slots, memory, groups)
+                if id(x) in specs:
+                    spec = specs[id(x)]
+                elif type(x) is torch.Tensor:
+                    spec = specs[id(x)] = _view_spec(x, slots, memory, groups)
                 elif type(x) is TensorDescriptor or type(x) is GluonDescriptor:
                     base = _view_spec(x.base, slots, memory, groups)
                     layout = getattr(x, "layout", None)
-                    spec = None if base is None else _Descriptor(base, x.shape, x.strides, x.block_shape, x.padding,
-                                                                 layout)  # fmt: skip
+                    spec = specs[id(x)] = (
+                        None
+                        if base is None
+                        else _Descriptor(base, x.shape, x.strides, x.block_shape, x.padding, layout)
+                    )
                 else:
                     continue
                 if spec is None:
@@ -205,10 +211,17 @@ class Plan:
             slots = (*tensors, result)
         if self.scratch:
             slots = (*slots, *(torch.empty(n, dtype=torch.uint8, device=self.device) for n in self.scratch))
+        built: dict[int, Any] = {}  # views and descriptors by their spec's id, each built once
         for run, entry, grid, template, places, kwargs in self.launches:
             args = template.copy()
             for position, spec in places:
-                args[position] = slots[spec] if type(spec) is int else spec.build(slots)
+                if type(spec) is int:
+                    args[position] = slots[spec]
+                    continue
+                x = built.get(id(spec))
+                if x is None:
+                    x = built[id(spec)] = spec.build(slots)
+                args[position] = x
             run(entry, grid, args, kwargs)
         return result
 
