@@ -144,6 +144,19 @@ def test_warp_specialized_from_its_least_work(monkeypatch, dtype, precision):
     assert tuning.choose_gemm_config(2048, 2048, 2048, dtype, precision, batch=2).kernel == "tiles"
 
 
+@pytest.mark.parametrize("hopper", [True, False])
+def test_large_fma_products_off_the_warp_specialized_kernel(monkeypatch, hopper):
+    """Large float32 FMA products on the tiles kernel: on Hopper only those whose output TMA cannot write
+    (``tma=False``), in K steps of 16; elsewhere every one, on the tiles of the earlier sweeps."""
+    monkeypatch.setattr(tuning, "INTERPRET", False)
+    monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
+    monkeypatch.setattr(tuning, "warp_specialized", lambda device: hopper)
+    cfg = tuning.choose_gemm_config(4097, 4097, 4097, torch.float32, "ieee", tma=False)
+    want = tuning._GEMM_LARGE_UNWRITABLE if hopper else tuning._GEMM_LARGE_ELSEWHERE
+    assert cfg.kernel == "tiles" and cfg._replace(split_k=1) == want["ieee"], cfg
+    assert tuning.choose_gemm_config(4096, 4096, 4096, torch.float32, "ieee").kernel == ("ws" if hopper else "tiles")
+
+
 @pytest.mark.parametrize("k, block_k", [(32, 32), (48, 16), (36, 16), (50, 32), (64, 32), (25, 32)])
 def test_thin_fma_k_steps_pad_k_by_at_most_half_a_step(monkeypatch, k, block_k):
     """float32 FMA products with a short K and a large output, on Hopper: the warp-specialized kernel's FMA tiles,

@@ -81,6 +81,11 @@ _GEMM_LARGE_ELSEWHERE = {"ieee": GemmConfig(64, 128, 32, 8, 4, 4)}
 """Large products where the warp-specialized kernel does not run (other GPUs; on Hopper, outputs whose rows TMA
 cannot write), in place of the TMA kernel with its tiles: float32 FMA reads nothing through TMA that the tiles
 kernel cannot (the best of the tiles sweeps, H100/H200)."""
+_GEMM_LARGE_UNWRITABLE = {"ieee": GemmConfig(64, 128, 16, 8, 4, 4)}
+"""The same on Hopper, where the tiles kernel takes only large float32 FMA products whose output rows TMA cannot
+write (odd sizes, which also read padded copies of their operands): K steps of 16 (H100, 2026-11-24,
+``bench-results/nvidia-h100/2026-11-24-odd-copies/probe-4097*``: 2049^3, 4097^3, 6001^3 at 0.83, 0.89, 0.91 of cuBLAS
+against 0.80, 0.79, 0.84 with the 32-long steps above; 64 x 64 x 32 tiles 0.87, 0.88, 0.88)."""
 _GEMM_MEDIUM = {
     # SMALL_MN <= m * n, and batches or too little work for the TMA kernel
     "16-bit": GemmConfig(128, 128, 64, 8, 8, 3),
@@ -387,7 +392,8 @@ def _table_choice(
     if mn >= LARGE_MN:
         large = _GEMM_LARGE[arith]
         if not warp_specialized(device) or not tma:
-            large = _GEMM_LARGE_ELSEWHERE.get(arith) or without_warp_specialization(large)
+            elsewhere = _GEMM_LARGE_UNWRITABLE if warp_specialized(device) else _GEMM_LARGE_ELSEWHERE
+            large = elsewhere.get(arith) or without_warp_specialization(large)
         min_work = WS_MIN_WORK if large.kernel == "ws" else TMA_MIN_WORK
         if large.kernel != "tiles" and (batch > 1 or mn * k < min_work or not tma):
             large = _GEMM_MEDIUM[arith]
