@@ -78,9 +78,9 @@ _GEMM_LARGE = {
     "float64": GemmConfig(64, 128, 16, 8, 4, 3),
 }
 _GEMM_LARGE_ELSEWHERE = {"ieee": GemmConfig(64, 128, 32, 8, 4, 4)}
-"""Large products where the warp-specialized kernel does not run (other GPUs; on Hopper, outputs whose rows TMA
-cannot write), in place of the TMA kernel with its tiles: float32 FMA reads nothing through TMA that the tiles
-kernel cannot (the best of the tiles sweeps, H100/H200)."""
+"""Large products on GPUs where the warp-specialized kernel does not run (Hopper: ``_GEMM_LARGE_UNWRITABLE``), in
+place of the TMA kernel with its tiles: float32 FMA reads nothing through TMA that the tiles kernel cannot (the best
+of the tiles sweeps, H100/H200)."""
 _GEMM_LARGE_UNWRITABLE = {"ieee": GemmConfig(64, 128, 16, 8, 4, 4)}
 """The same on Hopper, where the tiles kernel takes only large float32 FMA products whose output rows TMA cannot
 write (odd sizes, which also read padded copies of their operands): K steps of 16 (H100, 2026-11-24,

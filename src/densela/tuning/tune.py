@@ -23,7 +23,6 @@ from typing import Any
 import torch
 
 from densela.tuning import (
-    _GEMM_THIN_K_WS16,
     LARGE_MN,
     SMALL_MN,
     THIN_K,
@@ -108,7 +107,7 @@ def candidates(m: int, n: int, k: int, dtype: torch.dtype, precision: str | None
     if k <= THIN_K and mn >= SMALL_MN:
         found += THIN_K_CANDIDATES
         if arith == "ieee" and batch == 1 and warp_specialized(device):
-            found += [c for c in LARGE_CANDIDATES["ieee"] if c.kernel == "ws"] + [_GEMM_THIN_K_WS16]
+            found += [c for c in LARGE_CANDIDATES["ieee"] if c.kernel == "ws"]
     elif mn >= LARGE_MN:
         runs = {"tiles"} | ({"tma", "ws"} if batch == 1 else set())
         if not warp_specialized(device):
