@@ -3,7 +3,7 @@
 transpose_ (square and rectangular) across tile configurations, against the device-to-device copy measured
 in the same run. Writes JSON lines to $OUT/memory-explore.jsonl (or ./memory-explore.jsonl), prints a table.
 
-    python scripts/memory-explore.py [groups...]   # groups: hot transpose add square rect chunks c2r (default: all)
+    python scripts/memory-explore.py [groups...]   # groups: hot transpose packed add square rect chunks c2r (default: all)
 """
 
 from __future__ import annotations
@@ -105,6 +105,68 @@ def transpose(copy: float) -> None:
             t_now = ms(lambda: dl.transpose(x))
             record(group="transpose", shape=list(shape), dtype=str(dtype), layout=layout, current_pct=nbytes / t_now / 1e6 / copy * 100,
                    best_pct=nbytes / best[0] / 1e6 / copy * 100, best=list(best[1]), vs_torch=t_torch / best[0])  # fmt: skip
+
+
+PACKED_CONFIGS = [TileConfig(*c) for c in [(64, 64, 4), (128, 64, 4), (128, 64, 8), (256, 64, 8), (128, 128, 8),
+                                             (64, 128, 4), (256, 32, 8), (128, 32, 4), (128, 32, 8), (256, 128, 16),
+                                             (512, 64, 8), (128, 16, 4)]]  # fmt: skip
+
+
+def packed(copy: float) -> None:
+    """1- and 2-byte transposes moved as 32-bit words (``transpose._packing``) against item by item, and the
+    packed tiles, bit for bit against torch; float32 thin shapes with tiles spanning the short side."""
+    original = TR.transpose_tiles
+    shapes = [((8192, 4096), torch.bfloat16), ((16384, 4096), torch.bfloat16), ((4096, 4096), torch.bfloat16),
+              ((32768, 1024), torch.bfloat16), ((100000, 100), torch.bfloat16), ((100, 100000), torch.bfloat16),
+              ((8192, 8192), torch.int8), ((100000, 100), torch.int8)]  # fmt: skip
+    for shape, dtype in shapes:
+        for layout in ("row", "col"):
+            x = torch.randn(shape if layout == "row" else shape[::-1], device="cuda").to(dtype)
+            x = x if layout == "row" else x.T
+            nbytes = 2 * x.numel() * x.element_size()
+
+            def pct(t: float) -> float:
+                return nbytes / t / 1e6 / copy * 100
+
+            t_torch = ms(lambda: x.t().contiguous())
+            TR.PACK_ITEMS = False
+            t_items = ms(lambda: dl.transpose(x))
+            TR.PACK_ITEMS = True
+            t_packed = ms(lambda: dl.transpose(x))
+            exact = bool(torch.equal(dl.transpose(x), x.T))
+            best = (t_packed, "default")
+            for cfg in PACKED_CONFIGS:
+                TR.transpose_tiles = lambda m, n, sm, sn, size, pack=1: (
+                    cfg if pack > 1 else original(m, n, sm, sn, size)
+                )
+                try:
+                    t = ms(lambda: dl.transpose(x))
+                    exact &= bool(torch.equal(dl.transpose(x), x.T))
+                except Exception as e:
+                    print("skip", cfg, e)
+                    continue
+                finally:
+                    TR.transpose_tiles = original
+                if t < best[0]:
+                    best = (t, list(cfg))
+            record(group="packed", shape=list(shape), dtype=str(dtype), layout=layout, exact=exact,
+                   items_pct=pct(t_items), packed_pct=pct(t_packed), best_pct=pct(best[0]), best=best[1],
+                   torch_pct=pct(t_torch), vs_torch=t_torch / best[0])  # fmt: skip
+    for shape in ((100000, 100), (100, 100000)):
+        for layout in ("row", "col"):
+            x = torch.randn(shape if layout == "row" else shape[::-1], device="cuda")
+            x = x if layout == "row" else x.T
+            nbytes = 2 * x.numel() * x.element_size()
+            t_now = ms(lambda: dl.transpose(x))
+            short_m = shape[0] < shape[1]
+            for a, b, w in [(128, 128, 8), (128, 256, 8), (128, 256, 16), (128, 64, 4), (128, 32, 4), (128, 64, 8),
+                            (128, 512, 16)]:  # fmt: skip
+                cfg = TileConfig(a, b, w) if short_m else TileConfig(b, a, w)
+                TR.transpose_tiles = lambda *args, cfg=cfg: cfg
+                t = ms(lambda: dl.transpose(x))
+                TR.transpose_tiles = original
+                record(group="thin32", shape=list(shape), layout=layout, cfg=list(cfg), pct=nbytes / t / 1e6 / copy * 100,
+                       current_pct=nbytes / t_now / 1e6 / copy * 100)  # fmt: skip
 
 
 def add(copy: float) -> None:

@@ -97,6 +97,42 @@ def test_transpose_of_thin_matrices_with_hints(
         assert_scaled(out, a, alpha)
 
 
+@pytest.mark.parametrize("shape", [(132, 136), (260, 132)], ids=str)
+@pytest.mark.parametrize("layout", ["row", "col"])
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int8, torch.float16, torch.bfloat16], ids=str)
+def test_transpose_packs_small_items_into_words(dtype: torch.dtype, layout: Layout, shape, device: str) -> None:
+    """1- and 2-byte items with sides that are multiples of 4 / itemsize, rows on word boundaries and more than
+    THIN_SIDE rows move packed in 32-bit words (``_packing``): the half exchanges put every item in its place,
+    and every item of out is written."""
+    a = bits(shape, dtype, device, layout)
+    out = fill_poison(shape[::-1], dtype, device, layout)
+    assert TRANSPOSE_MODULE._packing(a, out) == 4 // dtype.itemsize
+    assert dl.transpose(a, out=out) is out
+    assert_identical(out, a.T, f"{dtype} {layout} {shape}")
+
+
+def test_transpose_moves_items_one_by_one_where_words_do_not_fit(device: str) -> None:
+    """Where 32-bit words would split items across rows, start off a word boundary, or be written by stores that
+    share sectors (few rows), items move one by one, and still bit-exact."""
+    bf16 = torch.bfloat16
+
+    def poison(shape: tuple[int, int], dtype: torch.dtype = bf16) -> torch.Tensor:
+        return fill_poison(shape, dtype, device, "row")
+
+    cases = {
+        "odd side": (bits((133, 136), bf16, device), poison((136, 133))),
+        "rows off word boundaries": (bits((132, 138), bf16, device)[:, 1:137], poison((136, 132))),
+        "out rows off word boundaries": (bits((132, 136), bf16, device), poison((136, 133))[:, :132]),
+        "layouts differ": (bits((132, 136), bf16, device), fill_poison((136, 132), bf16, device, "col")),
+        "sides not multiples of 4": (bits((134, 136), torch.int8, device), poison((136, 134), torch.int8)),
+        "few rows": (bits((8, 260), bf16, device), poison((260, 8))),
+    }
+    for name, (a, out) in cases.items():
+        assert TRANSPOSE_MODULE._packing(a, out) == 1, name
+        assert dl.transpose(a, out=out) is out
+        assert_identical(out, a.T, name)
+
+
 def test_transpose_keeps_nan_payloads_and_signed_zeros(device: str) -> None:
     patterns = np.array([[0x7F800001, 0x7FC12345], [0xFFBADBAD, 0x80000000]], dtype=np.uint32)  # sNaN, qNaN, -0.0
     a = torch.from_numpy(patterns.view(np.float32)).to(device)
@@ -521,6 +557,18 @@ def test_transpose_beyond_int32_indexing(device: str) -> None:
     assert torch.equal(dl.transpose(a), a.T)
     col = a.T  # column-major n x m view: the kernel reads down columns
     assert torch.equal(dl.transpose(col), a)
+
+
+@pytest.mark.large
+@pytest.mark.parametrize("shape", [(8192, 4096), (32768, 1024), (100000, 100), (100, 100000)], ids=str)
+@pytest.mark.parametrize("layout", ["row", "col"])
+@pytest.mark.parametrize("dtype", [torch.int8, torch.bfloat16], ids=str)
+def test_transpose_small_items_large(dtype: torch.dtype, layout: Layout, shape: tuple[int, int], device: str) -> None:
+    """Issue 5's shapes in 1- and 2-byte items on the GPU (packed in words where they allow): identical to torch."""
+    a = bits(shape, dtype, device, layout)
+    out = fill_poison(shape[::-1], dtype, device, layout)
+    assert dl.transpose(a, out=out) is out
+    assert_identical(out, a.T, f"{dtype} {layout} {shape}")
 
 
 LARGE_RECTANGLES = [(32768, 1024), (100000, 100), (8192, 3072), (4099, 4097), (2**12, 3**7), (16383, 16381),

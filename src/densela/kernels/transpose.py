@@ -40,6 +40,65 @@ def round_to_tf32(x):
 
 
 @triton.jit
+def _exchange(x, y, BITS: tl.constexpr, LOW: tl.constexpr):
+    """Exchanges halves between two uint32 words of packed items: of each 2 * BITS-bit group, the high half of
+    ``x`` and the low half of ``y`` change places. ``LOW`` masks the low half of every group."""
+    low = tl.full((), LOW, tl.uint32)
+    high = tl.full((), 0xFFFFFFFF ^ LOW, tl.uint32)
+    return (x & low) | ((y & low) << BITS), ((x >> BITS) & low) | (y & high)
+
+
+@triton.jit
+def _packed_rows(base, p, row0, col0, M, N, stride_m, stride_n,
+                 INDEX_64: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, PACK: tl.constexpr):  # fmt: skip
+    """Pointers to rows row0 + PACK * k + p (k < BLOCK_M / PACK) and words col0 .. col0 + BLOCK_N of an M x N
+    matrix of words (M a multiple of PACK), and their mask."""
+    return tile_pointers(base + p * stride_m, row0 // PACK, col0, M // PACK, N, PACK * stride_m, stride_n,
+                         INDEX_64, BLOCK_M // PACK, BLOCK_N, 1)  # fmt: skip
+
+
+@triton.jit
+def _transpose_packed(
+    a_ptr, out_ptr, row0, col0, M, N, stride_am, stride_an, stride_om, stride_on,
+    INDEX_64: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, PACK: tl.constexpr,
+):  # fmt: skip
+    """The tile at (row0, col0) of ``out = A.T`` for items packed PACK to a 32-bit word (2 or 4) along rows.
+
+    ``A`` is M x N words (M x PACK * N items, M a multiple of PACK), ``out`` PACK * N x M / PACK words. Words
+    of PACK consecutive rows of A hold, item q of each, the PACK items of one word of out row PACK * j + q; two
+    rounds of half exchanges (16-bit, then 8-bit halves) regroup them, so that the tiles themselves transpose
+    as words, and every load and store moves whole words.
+    """
+    ptrs, mask = _packed_rows(a_ptr, 0, row0, col0, M, N, stride_am, stride_an, INDEX_64, BLOCK_M, BLOCK_N, PACK)
+    w0 = tl.load(ptrs, mask=mask).to(tl.uint32, bitcast=True)
+    ptrs, _ = _packed_rows(a_ptr, 1, row0, col0, M, N, stride_am, stride_an, INDEX_64, BLOCK_M, BLOCK_N, PACK)
+    w1 = tl.load(ptrs, mask=mask).to(tl.uint32, bitcast=True)
+    if PACK == 2:
+        w0, w1 = _exchange(w0, w1, 16, 0x0000FFFF)
+    else:
+        ptrs, _ = _packed_rows(a_ptr, 2, row0, col0, M, N, stride_am, stride_an, INDEX_64, BLOCK_M, BLOCK_N, PACK)
+        w2 = tl.load(ptrs, mask=mask).to(tl.uint32, bitcast=True)
+        ptrs, _ = _packed_rows(a_ptr, 3, row0, col0, M, N, stride_am, stride_an, INDEX_64, BLOCK_M, BLOCK_N, PACK)
+        w3 = tl.load(ptrs, mask=mask).to(tl.uint32, bitcast=True)
+        w0, w2 = _exchange(w0, w2, 16, 0x0000FFFF)
+        w1, w3 = _exchange(w1, w3, 16, 0x0000FFFF)
+        w0, w1 = _exchange(w0, w1, 8, 0x00FF00FF)
+        w2, w3 = _exchange(w2, w3, 8, 0x00FF00FF)
+        ptrs, mask = _packed_rows(out_ptr, 2, col0 * PACK, row0 // PACK, PACK * N, M // PACK, stride_om, stride_on,
+                                  INDEX_64, BLOCK_N * PACK, BLOCK_M // PACK, PACK)  # fmt: skip
+        tl.store(ptrs, tl.trans(w2).to(tl.int32, bitcast=True), mask=mask)
+        ptrs, _ = _packed_rows(out_ptr, 3, col0 * PACK, row0 // PACK, PACK * N, M // PACK, stride_om, stride_on,
+                               INDEX_64, BLOCK_N * PACK, BLOCK_M // PACK, PACK)  # fmt: skip
+        tl.store(ptrs, tl.trans(w3).to(tl.int32, bitcast=True), mask=mask)
+    ptrs, mask = _packed_rows(out_ptr, 0, col0 * PACK, row0 // PACK, PACK * N, M // PACK, stride_om, stride_on,
+                              INDEX_64, BLOCK_N * PACK, BLOCK_M // PACK, PACK)  # fmt: skip
+    tl.store(ptrs, tl.trans(w0).to(tl.int32, bitcast=True), mask=mask)
+    ptrs, _ = _packed_rows(out_ptr, 1, col0 * PACK, row0 // PACK, PACK * N, M // PACK, stride_om, stride_on,
+                           INDEX_64, BLOCK_N * PACK, BLOCK_M // PACK, PACK)  # fmt: skip
+    tl.store(ptrs, tl.trans(w1).to(tl.int32, bitcast=True), mask=mask)
+
+
+@triton.jit
 def transpose_tiles_kernel(
     a_ptr, out_ptr, lo_ptr,
     M, N,
@@ -50,10 +109,14 @@ def transpose_tiles_kernel(
     SPLIT: tl.constexpr,
     INDEX_64: tl.constexpr,
     VEC: tl.constexpr,
+    PACK: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
     HINTS: tl.constexpr,
 ):  # fmt: skip
     """One program writes ``out = A.T`` for one BLOCK_M x BLOCK_N tile of the M x N matrix ``A``.
+
+    With ``PACK`` > 1 (1- and 2-byte items moved untouched, ``_transpose_packed``) ``A`` is M x N 32-bit words
+    of PACK items each, and the tile BLOCK_M rows by BLOCK_N words.
 
     With ``SCALE`` the words are floats and are multiplied by ``alpha`` (16-bit floats in float32,
     rounded once); with ``SPLIT`` (float32) ``out`` gets hi = tf32(a) and ``lo_ptr``, with out's strides,
@@ -68,6 +131,10 @@ def transpose_tiles_kernel(
     tiles_n = tl.cdiv(N, BLOCK_N)
     row0 = (pid // tiles_n) * BLOCK_M
     col0 = (pid % tiles_n) * BLOCK_N
+    if PACK > 1:
+        _transpose_packed(a_ptr, out_ptr, row0, col0, M, N, stride_am, stride_an, stride_om, stride_on,
+                          INDEX_64, BLOCK_M, BLOCK_N, PACK)  # fmt: skip
+        return
     a_ptrs, a_mask = tile_pointers(a_ptr, row0, col0, M, N, stride_am, stride_an, INDEX_64, BLOCK_M, BLOCK_N, VEC)
     out_ptrs, out_mask = tile_pointers(out_ptr, col0, row0, N, M, stride_om, stride_on, INDEX_64, BLOCK_N, BLOCK_M, VEC)
     x = tl.load(a_ptrs, mask=a_mask)

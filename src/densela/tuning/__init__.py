@@ -501,24 +501,34 @@ THIN_SIDE = 128
 """A matrix with a side this short or shorter is transposed with tiles that span that side (``transpose_tiles``)."""
 
 
-def transpose_tiles(m: int, n: int, stride_m: int, stride_n: int, itemsize: int) -> TileConfig:
-    """Tiles (BLOCK_M along the m rows, BLOCK_N along the n columns) for transposing an m x n matrix.
+def transpose_tiles(m: int, n: int, stride_m: int, stride_n: int, itemsize: int, pack: int = 1) -> TileConfig:
+    """Tiles (BLOCK_M along the m rows, BLOCK_N along the n columns) for transposing an m x n matrix of
+    ``itemsize``-byte words, each ``pack`` items (``transpose._packing``: 1- and 2-byte items moved as 32-bit
+    words, the tiles BLOCK_M item rows by BLOCK_N words: ``_PACKED_TILES``).
 
-    4-byte items with a side of at most THIN_SIDE get tiles spanning that side: 128 x 128 with 8 warps when
+    4-byte words with a side of at most THIN_SIDE get tiles spanning that side: 128 x 128 with 8 warps when
     the matrix is read along its short side, 128 along the short side and 32 along the long one when it is
     read along the long side; the H100 sweep of 2026-11-22 (memory-explore run 2) measured 81-82% of the copy
     bandwidth with these on 100000 x 100 and 100 x 100000 in both memory orders, against 61-79% with the
-    square tiles. Everything else: ``tile_config``.
+    square tiles. A short side of at most 64 words (a packed one) is spanned by its next power of two, the
+    tiles twice as long for each halving when read along it. Everything else: ``tile_config``.
 
     Example:
         >>> transpose_tiles(4096, 4096, 4096, 1, 4) == tile_config(4)
         True
     """
-    cfg = tile_config(itemsize)
+    cfg = _PACKED_TILES[pack] if pack > 1 and not INTERPRET else tile_config(itemsize)
     if INTERPRET or itemsize != 4 or min(m, n) > THIN_SIDE or max(m, n) < 8 * THIN_SIDE:
         return cfg
     short_is_m = m <= n
+    short = max(16, min(THIN_SIDE, 1 << (min(m, n) - 1).bit_length()))
     read_along_short = (stride_m == 1) if short_is_m else (stride_n == 1)
-    long_block = THIN_SIDE if read_along_short else 32
+    long_block = THIN_SIDE * THIN_SIDE // short if read_along_short else 32
     warps = 8 if read_along_short else 4
-    return TileConfig(THIN_SIDE, long_block, warps) if short_is_m else TileConfig(long_block, THIN_SIDE, warps)
+    return TileConfig(short, long_block, warps) if short_is_m else TileConfig(long_block, short, warps)
+
+
+_PACKED_TILES = {2: TileConfig(128, 64, 4), 4: TileConfig(128, 64, 4)}
+"""Packed transposes' tiles (item rows x words): the best of twelve in most rows of the H100 sweep of 2026-11-24
+(``bench-results/nvidia-h100/2026-11-24-packed``; bfloat16 8192 x 4096 at 91.9% of the copy bandwidth against
+90.3-91.6% with 128 x 64 x 8)."""
