@@ -113,7 +113,7 @@ PACKED_CONFIGS = [TileConfig(*c) for c in [(64, 64, 4), (128, 64, 4), (128, 64, 
 
 
 def packed(copy: float) -> None:
-    """1- and 2-byte transposes moved as 32-bit words (``transpose._packing``) against item by item, and the
+    """1- and 2-byte transposes moved as 32-bit words (``transpose._packed``) against item by item, and the
     packed tiles, bit for bit against torch; float32 thin shapes with tiles spanning the short side."""
     original = TR.transpose_tiles
     shapes = [((8192, 4096), torch.bfloat16), ((16384, 4096), torch.bfloat16), ((4096, 4096), torch.bfloat16),

@@ -89,7 +89,8 @@ def test_transpose_of_thin_matrices_with_hints(
     misplace rows."""
     a = bits(shape, dtype, device, layout) if alpha == 1.0 else make(shape, dtype, device, layout)
     out = fill_poison(shape[::-1], dtype, device, layout)
-    assert any(h > 1 for h in TRANSPOSE_MODULE._hints(a, out)) == (dtype.itemsize <= 4)
+    hints = TRANSPOSE_MODULE._hints(*a.shape, (*a.stride(), *out.stride()), dtype.itemsize)
+    assert any(h > 1 for h in hints) == (dtype.itemsize <= 4)
     assert dl.transpose(a, out=out, alpha=alpha) is out
     if alpha == 1.0:
         assert_identical(out, a.T, f"{dtype} {layout} {shape}")
@@ -102,11 +103,11 @@ def test_transpose_of_thin_matrices_with_hints(
 @pytest.mark.parametrize("dtype", [torch.bool, torch.int8, torch.float16, torch.bfloat16], ids=str)
 def test_transpose_packs_small_items_into_words(dtype: torch.dtype, layout: Layout, shape, device: str) -> None:
     """1- and 2-byte items with sides that are multiples of 4 / itemsize, rows on word boundaries and more than
-    THIN_SIDE rows move packed in 32-bit words (``_packing``): the half exchanges put every item in its place,
+    THIN_SIDE rows move packed in 32-bit words (``_packed``): the half exchanges put every item in its place,
     and every item of out is written."""
     a = bits(shape, dtype, device, layout)
     out = fill_poison(shape[::-1], dtype, device, layout)
-    assert TRANSPOSE_MODULE._packing(a, out) == 4 // dtype.itemsize
+    assert TRANSPOSE_MODULE._packed(a, out)[0] == 4 // dtype.itemsize
     assert dl.transpose(a, out=out) is out
     assert_identical(out, a.T, f"{dtype} {layout} {shape}")
 
@@ -128,7 +129,7 @@ def test_transpose_moves_items_one_by_one_where_words_do_not_fit(device: str) ->
         "few rows": (bits((8, 260), bf16, device), poison((260, 8))),
     }
     for name, (a, out) in cases.items():
-        assert TRANSPOSE_MODULE._packing(a, out) == 1, name
+        assert TRANSPOSE_MODULE._packed(a, out) is None, name
         assert dl.transpose(a, out=out) is out
         assert_identical(out, a.T, name)
 

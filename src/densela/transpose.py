@@ -389,18 +389,18 @@ def launch_transpose(a: torch.Tensor, out: torch.Tensor, alpha: float, lo: torch
     """
     scaled = alpha != 1.0
     split = lo is not None
-    pack = 1 if scaled or split else _packing(a, out)
-    if pack > 1:  # 32-bit words of pack items along unit-stride rows (of a.T and out.T for column-major ones)
-        a, out = (a, out) if a.stride(1) == 1 else (a.T, out.T)
-        a, out = a.view(torch.int32), out.view(torch.int32)
+    packed = None if scaled or split else _packed(a, out)
     (src, vec), (dst, _) = _as_words(a, scaled or split), _as_words(out, scaled or split)
-    m, n = a.shape
-    cfg = transpose_tiles(m, n, *a.stride(), a.element_size(), pack)
+    if packed is None:
+        pack, (m, n), strides, itemsize = 1, a.shape, (*a.stride(), *out.stride()), a.element_size()
+    else:
+        (pack, m, n, strides), itemsize = packed, 4
+    cfg = transpose_tiles(m, n, strides[0], strides[1], itemsize, pack)
     tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n)
     _TILES((tiles,),
         src, dst, lo if split else dst,
         m, n,
-        *a.stride(), *out.stride(),
+        *strides,
         alpha,
         SCALE=scaled,
         SPLIT=split,
@@ -408,20 +408,21 @@ def launch_transpose(a: torch.Tensor, out: torch.Tensor, alpha: float, lo: torch
         VEC=vec,
         PACK=pack,
         BLOCK_M=cfg.block_m, BLOCK_N=cfg.block_n,
-        HINTS=_hints(a, out),
+        HINTS=_hints(m, n, strides, itemsize),
         num_warps=cfg.num_warps,
     )  # fmt: skip
 
 
 PACK_ITEMS = True
-"""Whether 1- and 2-byte items move packed in 32-bit words where the shapes and strides allow (``_packing``)."""
+"""Whether 1- and 2-byte items move packed in 32-bit words where the shapes and strides allow (``_packed``)."""
 
 
-def _packing(a: torch.Tensor, out: torch.Tensor) -> int:
-    """How many items ``transpose_tiles_kernel`` moves per 32-bit word for ``out = a.T`` (moved bit for bit):
-    4 for 1-byte and 2 for 2-byte items when ``a`` and ``out`` both have unit-stride rows (or both unit-stride
-    columns), both sides are multiples of that count, each row starts on a word, and ``a`` has more than
-    THIN_SIDE rows (a.T, for column-major ones); else 1 (items one by one).
+def _packed(a: torch.Tensor, out: torch.Tensor) -> tuple[int, int, int, tuple[int, int, int, int]] | None:
+    """How ``transpose_tiles_kernel`` moves ``out = a.T`` (bit for bit) in 32-bit words of 1- or 2-byte items:
+    (items per word, rows, words per row, the strides of a and out in words), where ``a`` and ``out`` both have
+    unit-stride rows (or both unit-stride columns: then it moves out.T = (a.T).T), both sides are multiples of
+    the items per word, each row starts on a word, and ``a`` has more than THIN_SIDE rows (a.T, for column-major
+    ones); else None (items one by one).
 
     Packed, the tiles transpose as 32-bit words, which Triton re-lays out through shared memory with whole-word
     accesses, and the items of each word are regrouped in registers (``kernels.transpose._transpose_packed``).
@@ -430,39 +431,46 @@ def _packing(a: torch.Tensor, out: torch.Tensor) -> int:
     against 86%, 100000 x 100 int8 at 52-55% against 21%. With at most THIN_SIDE rows (100 x 100000 read
     along its rows) out's rows are at most THIN_SIDE / pack words long and neighbouring rows, written by
     different stores, share sectors: 43-65% packed against 52-68% item by item, so those move item by item.
+    Plain integer arithmetic on shapes and strides: this runs on every call (``launch_transpose``).
 
     Example:
         >>> x, y = torch.empty(200, 4, dtype=torch.bfloat16), torch.empty(4, 200, dtype=torch.bfloat16)
-        >>> _packing(x, y), _packing(x[:199], y[:, :199]), _packing(y, x)
-        (2, 1, 1)
+        >>> _packed(x, y), _packed(x[:199], y[:, :199]), _packed(y, x)
+        ((2, 200, 2, (2, 1, 100, 1)), None, None)
     """
-    pack = 4 // a.element_size()
-    if not PACK_ITEMS or a.element_size() > 2 or a.is_complex() or a.dtype != out.dtype:
-        return 1
-    if a.stride(0) == 1 and out.stride(0) == 1 and a.stride(1) != 1:
-        a, out = a.T, out.T
-    if a.stride(1) != 1 or out.stride(1) != 1 or a.shape[0] <= THIN_SIDE:
-        return 1
-    counts = (*a.shape, a.stride(0), out.stride(0), a.storage_offset(), out.storage_offset())
-    words = all(t.untyped_storage().data_ptr() % 4 == 0 for t in (a, out))
-    return pack if words and all(x % pack == 0 for x in counts) else 1
+    size = a.element_size()
+    if size > 2 or not PACK_ITEMS:
+        return None
+    pack = 4 // size
+    (m, n), sa, so = a.shape, a.stride(), out.stride()
+    if sa[1] != 1:  # column-major: the words run down the columns
+        m, n, sa, so = n, m, sa[::-1], so[::-1]
+    if (
+        sa[1] != 1
+        or so[1] != 1
+        or m <= THIN_SIDE
+        or (m | n | sa[0] | so[0]) % pack
+        or (a.data_ptr() | out.data_ptr()) % 4
+    ):
+        return None
+    return pack, m, n // pack, (sa[0] // pack, 1, so[0] // pack, 1)
 
 
-def _hints(a: torch.Tensor, out: torch.Tensor) -> tuple[int, ...]:
-    """``transpose_tiles_kernel``'s HINTS for ``out = a.T``: M, N and the strides declared multiples of their
-    power-of-two factors for matrices with a side of at most THIN_SIDE and items of at most 4 bytes, else nothing. H100,
-    2026-11-23 (``bench-results/nvidia-h100/2026-11-23-thin-transpose``): rows of 100 items then load in 16-byte
-    vectors, bfloat16 100000 x 100 at 66-70% of the copy bandwidth against 54-62%, float32 100000 x 100 and
-    100 x 100000 at 79-82% against 79-82% (+1.4 points on average); float64 thin and float32 5000^2 lose 0-6 points
-    with them.
+def _hints(m: int, n: int, strides: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
+    """``transpose_tiles_kernel``'s HINTS for ``out = a.T`` of an m x n ``a`` with the strides of a and out: M, N and
+    the strides declared multiples of their power-of-two factors for matrices with a side of at most THIN_SIDE and
+    items of at most 4 bytes, else nothing. H100, 2026-11-23 (``bench-results/nvidia-h100/2026-11-23-thin-transpose``):
+    rows of 100 items then load in 16-byte vectors, bfloat16 100000 x 100 at 66-70% of the copy bandwidth against
+    54-62%, float32 100000 x 100 and 100 x 100000 at 79-82% against 79-82% (+1.4 points on average); float64 thin and
+    float32 5000^2 lose 0-6 points with them.
 
     Example:
-        >>> _hints(torch.empty(1000, 100), torch.empty(100, 1000)), _hints(torch.empty(200, 200), torch.empty(200, 200))
+        >>> _hints(1000, 100, (100, 1, 1000, 1), 4), _hints(200, 200, (200, 1, 200, 1), 4)
         ((4, 4, 4, 1, 4, 1), (1, 1, 1, 1, 1, 1))
     """
-    if min(a.shape) > THIN_SIDE or a.element_size() > 4:
+    if min(m, n) > THIN_SIDE or itemsize > 4:
         return (1,) * 6
-    return tuple(multiple_hint(x, 16 // a.element_size()) for x in (*a.shape, *a.stride(), *out.stride()))
+    return tuple(multiple_hint(x, 16 // itemsize) for x in (m, n, *strides))
 
 
 def launch_transpose_square(a: torch.Tensor) -> None:

@@ -69,6 +69,8 @@ def _transpose_packed(
     rounds of half exchanges (16-bit, then 8-bit halves) regroup them, so that the tiles themselves transpose
     as words, and every load and store moves whole words.
     """
+    a_ptr = a_ptr.to(tl.pointer_type(tl.int32))  # the launcher passes the items' own words
+    out_ptr = out_ptr.to(tl.pointer_type(tl.int32))
     ptrs, mask = _packed_rows(a_ptr, 0, row0, col0, M, N, stride_am, stride_an, INDEX_64, BLOCK_M, BLOCK_N, PACK)
     w0 = tl.load(ptrs, mask=mask).to(tl.uint32, bitcast=True)
     ptrs, _ = _packed_rows(a_ptr, 1, row0, col0, M, N, stride_am, stride_an, INDEX_64, BLOCK_M, BLOCK_N, PACK)

@@ -503,7 +503,7 @@ THIN_SIDE = 128
 
 def transpose_tiles(m: int, n: int, stride_m: int, stride_n: int, itemsize: int, pack: int = 1) -> TileConfig:
     """Tiles (BLOCK_M along the m rows, BLOCK_N along the n columns) for transposing an m x n matrix of
-    ``itemsize``-byte words, each ``pack`` items (``transpose._packing``: 1- and 2-byte items moved as 32-bit
+    ``itemsize``-byte words, each ``pack`` items (``transpose._packed``: 1- and 2-byte items moved as 32-bit
     words, the tiles BLOCK_M item rows by BLOCK_N words: ``_PACKED_TILES``).
 
     4-byte words with a side of at most THIN_SIDE get tiles spanning that side: 128 x 128 with 8 warps when
