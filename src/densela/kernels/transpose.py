@@ -41,11 +41,10 @@ def round_to_tf32(x):
 
 @triton.jit
 def _exchange(x, y, BITS: tl.constexpr, LOW: tl.constexpr):
-    """Exchanges halves between two uint32 words of packed items: of each 2 * BITS-bit group, the high half of
-    ``x`` and the low half of ``y`` change places. ``LOW`` masks the low half of every group."""
-    low = tl.full((), LOW, tl.uint32)
-    high = tl.full((), 0xFFFFFFFF ^ LOW, tl.uint32)
-    return (x & low) | ((y & low) << BITS), ((x >> BITS) & low) | (y & high)
+    """Exchanges halves between two uint32 words of packed items: of each 2 * BITS-bit group, the high half
+    of ``x`` and the low half of ``y`` change places. ``LOW`` masks the low half of every group."""
+    low = tl.full((), LOW, x.dtype)
+    return (x & low) | ((y & low) << BITS), ((x >> BITS) & low) | (y ^ (y & low))
 
 
 @triton.jit
@@ -58,46 +57,57 @@ def _packed_rows(base, p, row0, col0, M, N, stride_m, stride_n,
 
 
 @triton.jit
+def _load_words(a_ptr, p, row0, col0, M, N, stride_m, stride_n,
+                INDEX_64: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, PACK: tl.constexpr):  # fmt: skip
+    """Words of rows row0 + PACK * k + p of A (``_packed_rows``), unsigned."""
+    ptrs, mask = _packed_rows(a_ptr, p, row0, col0, M, N, stride_m, stride_n, INDEX_64, BLOCK_M, BLOCK_N, PACK)
+    words = tl.load(ptrs, mask=mask)
+    return words.to(tl.uint32, bitcast=True)
+
+
+@triton.jit
+def _store_words(out_ptr, q, words, row0, col0, M, N, stride_m, stride_n,
+                 INDEX_64: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, PACK: tl.constexpr):  # fmt: skip
+    """Stores the transpose of ``words`` (BLOCK_M / PACK x BLOCK_N, the tile of A at (row0, col0)) in rows
+    PACK * (col0 + j) + q of out."""
+    ptrs, mask = _packed_rows(out_ptr, q, col0 * PACK, row0 // PACK, PACK * N, M // PACK, stride_m, stride_n,
+                              INDEX_64, BLOCK_N * PACK, BLOCK_M // PACK, PACK)  # fmt: skip
+    tl.store(ptrs, tl.trans(words).to(out_ptr.dtype.element_ty, bitcast=True), mask=mask)
+
+
+@triton.jit
 def _transpose_packed(
     a_ptr, out_ptr, row0, col0, M, N, stride_am, stride_an, stride_om, stride_on,
     INDEX_64: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, PACK: tl.constexpr,
 ):  # fmt: skip
-    """The tile at (row0, col0) of ``out = A.T`` for items packed PACK to a 32-bit word (2 or 4) along rows.
+    """The tile at (row0, col0) of ``out = A.T`` for items packed PACK (2 or 4) to a 32-bit word along rows.
 
     ``A`` is M x N words (M x PACK * N items, M a multiple of PACK), ``out`` PACK * N x M / PACK words. Words
-    of PACK consecutive rows of A hold, item q of each, the PACK items of one word of out row PACK * j + q; two
-    rounds of half exchanges (16-bit, then 8-bit halves) regroup them, so that the tiles themselves transpose
-    as words, and every load and store moves whole words.
+    of PACK consecutive rows of A hold, item q of each, the PACK items of one word of out row PACK * j + q; one
+    or two rounds of half exchanges (16-bit halves, then bytes) regroup them, so that the tiles themselves
+    transpose as words, and every load and store moves whole words. (64-bit words, bfloat16 four and float32 two
+    to a word, ran no faster on the H100: bench-results/nvidia-h100/2026-11-24-packed.)
     """
     a_ptr = a_ptr.to(tl.pointer_type(tl.int32))  # the launcher passes the items' own words
     out_ptr = out_ptr.to(tl.pointer_type(tl.int32))
-    ptrs, mask = _packed_rows(a_ptr, 0, row0, col0, M, N, stride_am, stride_an, INDEX_64, BLOCK_M, BLOCK_N, PACK)
-    w0 = tl.load(ptrs, mask=mask).to(tl.uint32, bitcast=True)
-    ptrs, _ = _packed_rows(a_ptr, 1, row0, col0, M, N, stride_am, stride_an, INDEX_64, BLOCK_M, BLOCK_N, PACK)
-    w1 = tl.load(ptrs, mask=mask).to(tl.uint32, bitcast=True)
+    HALF: tl.constexpr = 16
+    LOW_HALF: tl.constexpr = 0x0000FFFF
+    LOW_QUARTERS: tl.constexpr = 0x00FF00FF  # the low byte of each half
+    w0 = _load_words(a_ptr, 0, row0, col0, M, N, stride_am, stride_an, INDEX_64, BLOCK_M, BLOCK_N, PACK)
+    w1 = _load_words(a_ptr, 1, row0, col0, M, N, stride_am, stride_an, INDEX_64, BLOCK_M, BLOCK_N, PACK)
     if PACK == 2:
-        w0, w1 = _exchange(w0, w1, 16, 0x0000FFFF)
+        w0, w1 = _exchange(w0, w1, HALF, LOW_HALF)
     else:
-        ptrs, _ = _packed_rows(a_ptr, 2, row0, col0, M, N, stride_am, stride_an, INDEX_64, BLOCK_M, BLOCK_N, PACK)
-        w2 = tl.load(ptrs, mask=mask).to(tl.uint32, bitcast=True)
-        ptrs, _ = _packed_rows(a_ptr, 3, row0, col0, M, N, stride_am, stride_an, INDEX_64, BLOCK_M, BLOCK_N, PACK)
-        w3 = tl.load(ptrs, mask=mask).to(tl.uint32, bitcast=True)
-        w0, w2 = _exchange(w0, w2, 16, 0x0000FFFF)
-        w1, w3 = _exchange(w1, w3, 16, 0x0000FFFF)
-        w0, w1 = _exchange(w0, w1, 8, 0x00FF00FF)
-        w2, w3 = _exchange(w2, w3, 8, 0x00FF00FF)
-        ptrs, mask = _packed_rows(out_ptr, 2, col0 * PACK, row0 // PACK, PACK * N, M // PACK, stride_om, stride_on,
-                                  INDEX_64, BLOCK_N * PACK, BLOCK_M // PACK, PACK)  # fmt: skip
-        tl.store(ptrs, tl.trans(w2).to(tl.int32, bitcast=True), mask=mask)
-        ptrs, _ = _packed_rows(out_ptr, 3, col0 * PACK, row0 // PACK, PACK * N, M // PACK, stride_om, stride_on,
-                               INDEX_64, BLOCK_N * PACK, BLOCK_M // PACK, PACK)  # fmt: skip
-        tl.store(ptrs, tl.trans(w3).to(tl.int32, bitcast=True), mask=mask)
-    ptrs, mask = _packed_rows(out_ptr, 0, col0 * PACK, row0 // PACK, PACK * N, M // PACK, stride_om, stride_on,
-                              INDEX_64, BLOCK_N * PACK, BLOCK_M // PACK, PACK)  # fmt: skip
-    tl.store(ptrs, tl.trans(w0).to(tl.int32, bitcast=True), mask=mask)
-    ptrs, _ = _packed_rows(out_ptr, 1, col0 * PACK, row0 // PACK, PACK * N, M // PACK, stride_om, stride_on,
-                           INDEX_64, BLOCK_N * PACK, BLOCK_M // PACK, PACK)  # fmt: skip
-    tl.store(ptrs, tl.trans(w1).to(tl.int32, bitcast=True), mask=mask)
+        w2 = _load_words(a_ptr, 2, row0, col0, M, N, stride_am, stride_an, INDEX_64, BLOCK_M, BLOCK_N, PACK)
+        w3 = _load_words(a_ptr, 3, row0, col0, M, N, stride_am, stride_an, INDEX_64, BLOCK_M, BLOCK_N, PACK)
+        w0, w2 = _exchange(w0, w2, HALF, LOW_HALF)
+        w1, w3 = _exchange(w1, w3, HALF, LOW_HALF)
+        w0, w1 = _exchange(w0, w1, HALF // 2, LOW_QUARTERS)
+        w2, w3 = _exchange(w2, w3, HALF // 2, LOW_QUARTERS)
+        _store_words(out_ptr, 2, w2, row0, col0, M, N, stride_om, stride_on, INDEX_64, BLOCK_M, BLOCK_N, PACK)
+        _store_words(out_ptr, 3, w3, row0, col0, M, N, stride_om, stride_on, INDEX_64, BLOCK_M, BLOCK_N, PACK)
+    _store_words(out_ptr, 0, w0, row0, col0, M, N, stride_om, stride_on, INDEX_64, BLOCK_M, BLOCK_N, PACK)
+    _store_words(out_ptr, 1, w1, row0, col0, M, N, stride_om, stride_on, INDEX_64, BLOCK_M, BLOCK_N, PACK)
 
 
 @triton.jit
