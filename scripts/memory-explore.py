@@ -192,15 +192,24 @@ def add(copy: float) -> None:
 
 
 def square(copy: float) -> None:
-    original = TR.tile_config
-    for n, dtype in [(8192, torch.float32), (4096, torch.float64), (8192, torch.bfloat16), (5000, torch.float32)]:
+    """transpose_ of squares across tiles, with and without the alignment hints (``transpose._square_hints``),
+    checked bit for bit."""
+    original, hints = TR.tile_config, TR._square_hints
+    for n, dtype in [(8192, torch.float32), (4096, torch.float64), (8192, torch.bfloat16), (5000, torch.float32),
+                     (5000, torch.bfloat16), (5000, torch.float64), (6002, torch.float32)]:  # fmt: skip
         x = torch.randn(n, n, device="cuda").to(dtype)
         nbytes = 2 * x.numel() * x.element_size()
-        for cfg in [*CONFIGS[:6], TileConfig(32, 32, 4), TileConfig(32, 32, 2), TileConfig(64, 64, 2)]:
-            with_config(TR, cfg)
-            t = ms(lambda: dl.transpose_(x))
-            record(group="square", n=n, dtype=str(dtype), cfg=list(cfg), pct=nbytes / t / 1e6 / copy * 100)
-        TR.tile_config = original
+        for hinted in (True, False):
+            TR._square_hints = hints if hinted else (lambda side, stride, itemsize: (1, 1))
+            for cfg in [*CONFIGS[:6], TileConfig(32, 32, 4), TileConfig(32, 32, 2), TileConfig(64, 64, 2)]:
+                with_config(TR, cfg)
+                y = x.clone()
+                exact = bool(torch.equal(dl.transpose_(y), x.T))
+                t = ms(lambda: dl.transpose_(y))
+                record(group="square", n=n, dtype=str(dtype), hinted=hinted, cfg=list(cfg), exact=exact,
+                       pct=nbytes / t / 1e6 / copy * 100)  # fmt: skip
+            TR.tile_config = original
+        TR._square_hints = hints
 
 
 def rect(copy: float) -> None:

@@ -495,8 +495,22 @@ def launch_square_blocks(
         INDEX_64=needs_int64(words),
         VEC=vec,
         BLOCK=block,
+        HINTS=_square_hints(side, strides[0], itemsize),
         num_warps=cfg.num_warps,
     )  # fmt: skip
+
+
+def _square_hints(side: int, stride: int, itemsize: int) -> tuple[int, int]:
+    """``transpose_blocks_inplace_kernel``'s HINTS: the blocks' side and the row stride declared multiples of their
+    power-of-two factors up to 16 bytes, so that rows Triton cannot prove aligned (5000 float32 items: a multiple of 8,
+    not of 16) still load and store in vectors.
+
+    Example:
+        >>> _square_hints(5000, 5000, 4), _square_hints(4096, 4096, 4), _square_hints(5001, 5001, 4)
+        ((4, 4), (1, 1), (1, 1))
+    """
+    most = max(1, 16 // itemsize)
+    return multiple_hint(side, most), multiple_hint(stride, most)
 
 
 def launch_transpose_rectangular(a: torch.Tensor, rows: int, cols: int) -> None:

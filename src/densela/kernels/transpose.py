@@ -172,15 +172,18 @@ def transpose_blocks_inplace_kernel(
     INDEX_64: tl.constexpr,
     VEC: tl.constexpr,
     BLOCK: tl.constexpr,
+    HINTS: tl.constexpr,
 ):  # fmt: skip
     """Transposes in place every N x N block of a matrix made of such blocks, BLOCKS_N of them per block row
-    (one block: a square matrix transposed in place).
+    (one block: a square matrix transposed in place). ``HINTS``: what N and stride_am are each a multiple of
+    (``multiple``).
 
     One program per block and pair of BLOCK x BLOCK tiles (I, J), I <= J, of the block: it reads tiles (I, J)
     and (J, I), then writes each, transposed, into the other's place (a diagonal tile, I == J, into itself).
     The barrier keeps every thread's stores after all of the program's loads; pairs are disjoint, so
     programs never touch each other's tiles.
     """
+    N, stride_am = multiple(N, HINTS[0]), multiple(stride_am, HINTS[1])
     tiles = tl.cdiv(N, BLOCK)
     pairs = tiles * (tiles + 1) // 2
     pid = tl.program_id(0)
