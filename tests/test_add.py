@@ -177,10 +177,30 @@ def test_add_bad_input(build, error: type, match: str, device: str) -> None:
     assert_identical(out, before)
 
 
-def test_add_int64_offsets(device: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The 64-bit offset path that large matrices take, forced on small ones."""
+@pytest.mark.parametrize("layout", ["row", "col"])
+@pytest.mark.parametrize("shape", [(7, 33), (40, 17), (1, 19)], ids=str)
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float64], ids=str)
+def test_add_dense_alike_operands_run_flat(
+    dtype: torch.dtype, shape: tuple[int, int], layout: Layout, device: str
+) -> None:
+    """Operands and out of one dense layout are summed as one run of items (``_dense_alike``), the last
+    program's tail masked; every item of out written."""
+    a, b = make(shape, dtype, device, layout), make(shape, dtype, device, layout)
+    out = poisoned(shape, dtype, device, layout)
+    assert ADD_MODULE._dense_alike(a, b, out)
+    assert dl.add(a, b, alpha=0.5, beta=-2.0, out=out) is out
+    assert_sum(out, a, b, 0.5, -2.0, dtype)
+    strided = make(shape, dtype, device, "strided")
+    assert not ADD_MODULE._dense_alike(strided, strided, out)
+
+
+@pytest.mark.parametrize("alike", [False, True])
+def test_add_int64_offsets(alike: bool, device: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The 64-bit offset path that large matrices take, forced on small ones (one operand transposed, or all
+    three alike: the flat path)."""
     monkeypatch.setattr(ADD_MODULE, "needs_int64", lambda *tensors: True)
-    a, b = make((17, 33), torch.float32, device), make((33, 17), torch.float32, device).T
+    a = make((17, 33), torch.float32, device)
+    b = make((17, 33), torch.float32, device) if alike else make((33, 17), torch.float32, device).T
     assert_sum(dl.add(a, b, alpha=2.0, beta=-1.0), a, b, 2.0, -1.0, torch.float32)
 
 
@@ -214,6 +234,9 @@ def test_add_beyond_int32_indexing(device: str) -> None:
     y = torch.randn((n, m), dtype=torch.float16, device=device)
     out = dl.add(x, y.T)
     assert torch.equal(out, x + y.T)  # both compute in float32 and round once
+    del out
+    out = dl.add(x, x, beta=-0.5)  # operands alike: the flat path
+    assert torch.equal(out, x - 0.5 * x)
     del out
     out = dl.add(x, y.T, alpha=0.5, beta=-2.0)
     expected = x.float().mul_(0.5).add_(y.T.float(), alpha=-2.0).half()

@@ -63,6 +63,7 @@ def add_tiles_kernel(
     stride_om, stride_on,
     alpha: tl.float64, beta: tl.float64,
     INDEX_64: tl.constexpr,
+    FLAT: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):  # fmt: skip
     """One program computes one BLOCK_M x BLOCK_N tile of ``out = alpha * A + beta * B``, any strides.
@@ -70,14 +71,22 @@ def add_tiles_kernel(
     Each load and the store is coalesced along its own unit-stride axis, so operands of different
     layouts (``A`` and ``B.T``) are read at full width. 16-bit floats are computed in float32 and
     rounded once; ``alpha`` and ``beta`` arrive as float64 and are rounded to the compute type here.
+    ``FLAT``: the three arrays are one dense run of M items in the same order (the strides unused), and a
+    program takes BLOCK_M * BLOCK_N consecutive items of it.
     """
     pid = tl.program_id(0)
-    tiles_n = tl.cdiv(N, BLOCK_N)
-    row0 = (pid // tiles_n) * BLOCK_M
-    col0 = (pid % tiles_n) * BLOCK_N
-    a_ptrs, mask = tile_pointers(a_ptr, row0, col0, M, N, stride_am, stride_an, INDEX_64, BLOCK_M, BLOCK_N, 1)
-    b_ptrs, _ = tile_pointers(b_ptr, row0, col0, M, N, stride_bm, stride_bn, INDEX_64, BLOCK_M, BLOCK_N, 1)
-    out_ptrs, _ = tile_pointers(out_ptr, row0, col0, M, N, stride_om, stride_on, INDEX_64, BLOCK_M, BLOCK_N, 1)
+    if FLAT:
+        offsets = tl.arange(0, BLOCK_M * BLOCK_N)
+        start = pid.to(tl.int64) * (BLOCK_M * BLOCK_N) if INDEX_64 else pid * (BLOCK_M * BLOCK_N)
+        mask = offsets < M - start
+        a_ptrs, b_ptrs, out_ptrs = a_ptr + start + offsets, b_ptr + start + offsets, out_ptr + start + offsets
+    else:
+        tiles_n = tl.cdiv(N, BLOCK_N)
+        row0 = (pid // tiles_n) * BLOCK_M
+        col0 = (pid % tiles_n) * BLOCK_N
+        a_ptrs, mask = tile_pointers(a_ptr, row0, col0, M, N, stride_am, stride_an, INDEX_64, BLOCK_M, BLOCK_N, 1)
+        b_ptrs, _ = tile_pointers(b_ptr, row0, col0, M, N, stride_bm, stride_bn, INDEX_64, BLOCK_M, BLOCK_N, 1)
+        out_ptrs, _ = tile_pointers(out_ptr, row0, col0, M, N, stride_om, stride_on, INDEX_64, BLOCK_M, BLOCK_N, 1)
     a = upcast(tl.load(a_ptrs, mask=mask))
     b = upcast(tl.load(b_ptrs, mask=mask))
     result = a * tl.full((), alpha, a.dtype) + b * tl.full((), beta, b.dtype)
