@@ -564,9 +564,10 @@ def test_transpose_beyond_int32_indexing(device: str) -> None:
 @pytest.mark.large
 @pytest.mark.parametrize("shape", [(8192, 4096), (32768, 1024), (100000, 100), (100, 100000)], ids=str)
 @pytest.mark.parametrize("layout", ["row", "col"])
-@pytest.mark.parametrize("dtype", [torch.int8, torch.bfloat16], ids=str)
-def test_transpose_small_items_large(dtype: torch.dtype, layout: Layout, shape: tuple[int, int], device: str) -> None:
-    """Issue 5's shapes in 1- and 2-byte items on the GPU (packed in words where they allow): identical to torch."""
+@pytest.mark.parametrize("dtype", [torch.int8, torch.bfloat16, torch.float32, torch.float64], ids=str)
+def test_transpose_issue_shapes_large(dtype: torch.dtype, layout: Layout, shape: tuple[int, int], device: str) -> None:
+    """Issue 5's shapes on the GPU (1- and 2-byte items packed in words where they allow, thin ones on tiles that span
+    the short side): identical to torch."""
     a = bits(shape, dtype, device, layout)
     out = fill_poison(shape[::-1], dtype, device, layout)
     assert dl.transpose(a, out=out) is out

@@ -511,18 +511,26 @@ def transpose_tiles(m: int, n: int, stride_m: int, stride_n: int, itemsize: int,
     read along the long side; the H100 sweep of 2026-11-22 (memory-explore run 2) measured 81-82% of the copy
     bandwidth with these on 100000 x 100 and 100 x 100000 in both memory orders, against 61-79% with the
     square tiles. A short side of at most 64 words (a packed one) is spanned by its next power of two, the
-    tiles twice as long for each halving when read along it. Everything else: ``tile_config``.
+    tiles twice as long for each halving when read along it. 8-byte items with at most THIN_SIDE rows: 128 x 32
+    tiles with 4 warps read along the rows, 128 x 16 with 2 along the columns (H100, 2026-11-24,
+    ``bench-results/nvidia-h100/2026-11-24-packed/run6-transpose-tiles.jsonl``: float64 100 x 100000 at 88-90% of
+    the copy bandwidth against 78% with the square tiles; 100000 x 100 gained nothing). Everything else:
+    ``tile_config``.
 
     Example:
         >>> transpose_tiles(4096, 4096, 4096, 1, 4) == tile_config(4)
         True
     """
     cfg = _PACKED_TILES[pack] if pack > 1 and not INTERPRET else tile_config(itemsize)
-    if INTERPRET or itemsize != 4 or min(m, n) > THIN_SIDE or max(m, n) < 8 * THIN_SIDE:
+    if INTERPRET or itemsize not in (4, 8) or min(m, n) > THIN_SIDE or max(m, n) < 8 * THIN_SIDE:
         return cfg
     short_is_m = m <= n
     short = max(16, min(THIN_SIDE, 1 << (min(m, n) - 1).bit_length()))
     read_along_short = (stride_m == 1) if short_is_m else (stride_n == 1)
+    if itemsize == 8:  # only matrices of few rows gain (100 x 100000: 78% -> 88-90%, run6-transpose-tiles)
+        if not short_is_m:
+            return cfg
+        return TileConfig(THIN_SIDE, 16, 2) if read_along_short else TileConfig(THIN_SIDE, 32, 4)
     long_block = THIN_SIDE * THIN_SIDE // short if read_along_short else 32
     warps = 8 if read_along_short else 4
     return TileConfig(short, long_block, warps) if short_is_m else TileConfig(long_block, short, warps)
