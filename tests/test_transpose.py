@@ -186,10 +186,9 @@ def test_transpose_numpy_in_numpy_out() -> None:
 
 @pytest.mark.parametrize("n", [1, 16, 17, 20, 33])
 @pytest.mark.parametrize("layout", ["row", "col"])
-@pytest.mark.parametrize("dtype", [torch.bool, torch.int8, torch.bfloat16, torch.float32, torch.complex128], ids=str)
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int8, torch.float32, torch.complex128], ids=str)
 def test_transpose_inplace_square(dtype: torch.dtype, layout: Layout, n: int, device: str) -> None:
-    """Squares in place, bit for bit; n = 20 declares its side and stride multiples of 4 (``_square_hints``);
-    bfloat16 of even n moves in 32-bit words."""
+    """Squares in place, bit for bit; n = 20 declares its side and stride multiples of 4 (``_square_hints``)."""
     a = bits((n, n), dtype, device, layout)
     expected, strides = a.T.clone(), a.stride()
     assert dl.transpose_(a) is a
@@ -280,7 +279,7 @@ def test_transpose_inplace_rectangular_property(m: int, n: int, common: int, lay
         assert_identical(dl.transpose_(a), expected, f"{(m, n)} {layout} {dtype} {path}")
 
 
-@pytest.mark.parametrize("dtype", [torch.bool, torch.int8, torch.bfloat16, torch.float64, torch.complex128], ids=str)
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int8, torch.float64, torch.complex128], ids=str)
 @pytest.mark.parametrize("shape", [(12, 20), (9, 7)], ids=str)
 @pytest.mark.parametrize("path", ["auto", "chunks", "c2r-staged"])
 def test_transpose_inplace_rectangular_item_sizes(

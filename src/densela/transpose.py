@@ -474,10 +474,9 @@ def _hints(m: int, n: int, strides: tuple[int, ...], itemsize: int) -> tuple[int
 
 
 def launch_transpose_square(a: torch.Tensor) -> None:
-    """Launches the in-place transpose of the square, contiguous ``a`` (any item size), on a checked tensor: its
-    memory transposed as a row-major matrix, which is a's transpose in either memory order."""
+    """Launches the in-place transpose of the square, contiguous ``a`` (any item size), on a checked tensor."""
     words, vec = _as_words(a, scaled=False)
-    launch_square_blocks(words, vec, a.shape[0], 1, 1, (a.shape[0], 1), a.element_size())
+    launch_square_blocks(words, vec, a.shape[0], 1, 1, a.stride(), a.element_size())
 
 
 def launch_square_blocks(
@@ -489,15 +488,12 @@ def launch_square_blocks(
     cfg = tile_config(itemsize)
     block = min(cfg.block_m, cfg.block_n, SQUARE_BLOCK, max(16, triton.next_power_of_2(side)))
     tiles = cdiv(side, block)
-    # 2-byte items as 32-bit words (as _packed): sides and rows even, rows of unit stride, on a word
-    pairs = itemsize == 2 and strides[1] == 1 and (side | strides[0]) % 2 == 0 and words.data_ptr() % 4 == 0
     _BLOCKS((count * (tiles * (tiles + 1) // 2),),
         words,
         side, per_row,
         *strides,
         INDEX_64=needs_int64(words),
         VEC=vec,
-        PACK=2 if pairs and PACK_ITEMS else 1,
         BLOCK=block,
         HINTS=_square_hints(side, strides[0], itemsize),
         num_warps=cfg.num_warps,

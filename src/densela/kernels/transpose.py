@@ -171,14 +171,12 @@ def transpose_blocks_inplace_kernel(
     stride_am, stride_an,
     INDEX_64: tl.constexpr,
     VEC: tl.constexpr,
-    PACK: tl.constexpr,
     BLOCK: tl.constexpr,
     HINTS: tl.constexpr,
 ):  # fmt: skip
     """Transposes in place every N x N block of a matrix made of such blocks, BLOCKS_N of them per block row
     (one block: a square matrix transposed in place). ``HINTS``: what N and stride_am are each a multiple of
-    (``multiple``). ``PACK`` = 2: 2-byte items moved as 32-bit words (N and stride_am even, stride_an 1), their
-    tiles transposed as ``_transpose_packed`` does.
+    (``multiple``).
 
     One program per block and pair of BLOCK x BLOCK tiles (I, J), I <= J, of the block: it reads tiles (I, J)
     and (J, I), then writes each, transposed, into the other's place (a diagonal tile, I == J, into itself).
@@ -204,21 +202,6 @@ def transpose_blocks_inplace_kernel(
     j = tl.where((j + 1) * (j + 2) // 2 <= pid, j + 1, j)
     i = pid - j * (j + 1) // 2
     r_i, r_j = i * BLOCK, j * BLOCK
-    if PACK == 2:
-        a_ptr = a_ptr.to(tl.pointer_type(tl.int32))
-        words, stride = N // 2, stride_am // 2
-        x0 = _load_words(a_ptr, 0, r_i, r_j // 2, N, words, stride, 1, INDEX_64, BLOCK, BLOCK // 2, 2)
-        x1 = _load_words(a_ptr, 1, r_i, r_j // 2, N, words, stride, 1, INDEX_64, BLOCK, BLOCK // 2, 2)
-        y0 = _load_words(a_ptr, 0, r_j, r_i // 2, N, words, stride, 1, INDEX_64, BLOCK, BLOCK // 2, 2)
-        y1 = _load_words(a_ptr, 1, r_j, r_i // 2, N, words, stride, 1, INDEX_64, BLOCK, BLOCK // 2, 2)
-        tl.debug_barrier()
-        x0, x1 = _exchange(x0, x1, 16, 0x0000FFFF)
-        y0, y1 = _exchange(y0, y1, 16, 0x0000FFFF)
-        _store_words(a_ptr, 0, x0, r_i, r_j // 2, N, words, stride, 1, INDEX_64, BLOCK, BLOCK // 2, 2)
-        _store_words(a_ptr, 1, x1, r_i, r_j // 2, N, words, stride, 1, INDEX_64, BLOCK, BLOCK // 2, 2)
-        _store_words(a_ptr, 0, y0, r_j, r_i // 2, N, words, stride, 1, INDEX_64, BLOCK, BLOCK // 2, 2)
-        _store_words(a_ptr, 1, y1, r_j, r_i // 2, N, words, stride, 1, INDEX_64, BLOCK, BLOCK // 2, 2)
-        return
     ij_ptrs, ij_mask = tile_pointers(a_ptr, r_i, r_j, N, N, stride_am, stride_an, INDEX_64, BLOCK, BLOCK, VEC)
     ji_ptrs, ji_mask = tile_pointers(a_ptr, r_j, r_i, N, N, stride_am, stride_an, INDEX_64, BLOCK, BLOCK, VEC)
     x = tl.load(ij_ptrs, mask=ij_mask)
