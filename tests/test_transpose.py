@@ -186,7 +186,7 @@ def test_transpose_numpy_in_numpy_out() -> None:
 
 @pytest.mark.parametrize("n", [1, 16, 17, 20, 33])
 @pytest.mark.parametrize("layout", ["row", "col"])
-@pytest.mark.parametrize("dtype", [torch.bool, torch.int8, torch.float32, torch.complex128], ids=str)
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int8, torch.bfloat16, torch.float32, torch.complex128], ids=str)
 def test_transpose_inplace_square(dtype: torch.dtype, layout: Layout, n: int, device: str) -> None:
     """Squares in place, bit for bit; n = 20 declares its side and stride multiples of 4 (``_square_hints``)."""
     a = bits((n, n), dtype, device, layout)
