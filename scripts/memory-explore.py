@@ -206,7 +206,7 @@ def add(copy: float) -> None:
 def square(copy: float) -> None:
     """transpose_ of squares across tiles, with and without the alignment hints (``transpose._square_hints``),
     checked bit for bit."""
-    original, hints = TR.tile_config, TR._square_hints
+    original, hints = TR.square_tiles, TR._square_hints
     for n, dtype in [(8192, torch.float32), (4096, torch.float64), (8192, torch.bfloat16), (5000, torch.float32),
                      (5000, torch.bfloat16), (5000, torch.float64), (6002, torch.float32)]:  # fmt: skip
         x = torch.randn(n, n, device="cuda").to(dtype)
@@ -214,13 +214,13 @@ def square(copy: float) -> None:
         for hinted in (True, False):
             TR._square_hints = hints if hinted else (lambda side, stride, itemsize: (1, 1))
             for cfg in [*CONFIGS[:6], TileConfig(32, 32, 4), TileConfig(32, 32, 2), TileConfig(64, 64, 2)]:
-                with_config(TR, cfg)
+                TR.square_tiles = lambda itemsize, cfg=cfg: cfg
                 y = x.clone()
                 exact = bool(torch.equal(dl.transpose_(y), x.T))
                 t = ms(lambda: dl.transpose_(y))
                 record(group="square", n=n, dtype=str(dtype), hinted=hinted, cfg=list(cfg), exact=exact,
                        pct=nbytes / t / 1e6 / copy * 100)  # fmt: skip
-            TR.tile_config = original
+            TR.square_tiles = original
         TR._square_hints = hints
 
 

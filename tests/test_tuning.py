@@ -282,3 +282,11 @@ def test_thin_transposes_get_tiles_spanning_the_short_side(monkeypatch, m, n, st
     few_rows_8 = {(100000, 1): (128, 32, 4), (1, 100): (128, 16, 2)}  # 8-byte items: matrices of few rows only
     want_8 = few_rows_8.get(strides) if m == 100 else None
     assert tuple(tuning.transpose_tiles(m, n, *strides, 8)) == (want_8 or tuple(tuning.tile_config(8)))
+
+
+def test_in_place_squares_of_8_byte_items_take_64_wide_tiles(monkeypatch):
+    """In-place squares of 8-byte items take 64 x 64 tiles (the out-of-place kernels keep 32 x 64); others share
+    ``tile_config``'s."""
+    monkeypatch.setattr(tuning, "INTERPRET", False)
+    assert tuple(tuning.square_tiles(8)) == (64, 64, 4) != tuple(tuning.tile_config(8))
+    assert all(tuning.square_tiles(size) == tuning.tile_config(size) for size in (1, 2, 4, 16))

@@ -24,7 +24,7 @@ from densela.kernels.transpose import (
     transpose_blocks_inplace_kernel,
     transpose_tiles_kernel,
 )
-from densela.tuning import THIN_SIDE, tile_config, transpose_tiles
+from densela.tuning import THIN_SIDE, square_tiles, transpose_tiles
 
 _WORDS = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 """The integer type each item size moves as; 16-byte (complex128) items move as two 8-byte words."""
@@ -485,7 +485,7 @@ def launch_square_blocks(
     """Transposes in place ``count`` side x side blocks of ``words`` (items of ``itemsize`` bytes, ``vec`` words
     each): block i starts at block row i // per_row, block column i % per_row, with the item strides given.
     One program per pair of tiles of a block (``transpose_blocks_inplace_kernel``)."""
-    cfg = tile_config(itemsize)
+    cfg = square_tiles(itemsize)
     block = min(cfg.block_m, cfg.block_n, SQUARE_BLOCK, max(16, triton.next_power_of_2(side)))
     tiles = cdiv(side, block)
     _BLOCKS((count * (tiles * (tiles + 1) // 2),),

@@ -497,6 +497,25 @@ def tile_config(itemsize: int) -> TileConfig:
     return _TILE_BY_ITEMSIZE[itemsize]
 
 
+_SQUARE_TILES = {8: TileConfig(64, 64, 4)}
+"""In-place square blocks' tiles where they differ from ``tile_config``: 8-byte items in 64 x 64 tiles (H100,
+2026-11-24, ``bench-results/nvidia-h100/2026-11-24-packed`` run3 and run8: float64 5000^2 at 88% of the copy
+bandwidth against 82-83% with 32 x 32 tiles; 4096^2 at 93-94% either way)."""
+
+
+def square_tiles(itemsize: int) -> TileConfig:
+    """Tiles of the in-place square transposes (``transpose.launch_square_blocks``: the block side is the smaller
+    of their sides).
+
+    Example:
+        >>> square_tiles(4) == tile_config(4)
+        True
+    """
+    if INTERPRET:
+        return tile_config(itemsize)
+    return _SQUARE_TILES.get(itemsize, tile_config(itemsize))
+
+
 THIN_SIDE = 128
 """A matrix with a side this short or shorter is transposed with tiles that span that side (``transpose_tiles``)."""
 
