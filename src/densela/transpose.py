@@ -474,9 +474,11 @@ def _hints(m: int, n: int, strides: tuple[int, ...], itemsize: int) -> tuple[int
 
 
 def launch_transpose_square(a: torch.Tensor) -> None:
-    """Launches the in-place transpose of the square, contiguous ``a`` (any item size), on a checked tensor."""
+    """Launches the in-place transpose of the square, contiguous ``a`` (any item size), on a checked tensor: its
+    memory transposed as a row-major matrix, which is a's transpose in either memory order (and a column-major
+    ``a`` gets the row stride ``_square_hints`` declares)."""
     words, vec = _as_words(a, scaled=False)
-    launch_square_blocks(words, vec, a.shape[0], 1, 1, a.stride(), a.element_size())
+    launch_square_blocks(words, vec, a.shape[0], 1, 1, (a.shape[0], 1), a.element_size())
 
 
 def launch_square_blocks(
