@@ -83,58 +83,64 @@ def hot() -> None:
 THIN_CONFIGS = [
     TileConfig(*c) for c in [(128, 16, 4), (16, 128, 4), (128, 16, 2), (16, 128, 2), (128, 8, 2), (8, 128, 2)]
 ]
-
-
-def transpose(copy: float) -> None:
-    """Out-of-place transposes moved item by item across tiles (``transpose.transpose_tiles`` replaced), bit for
-    bit against torch."""
-    shapes = [((8192, 2048), torch.float32), ((100000, 100), torch.float32), ((100, 100000), torch.float32),
-              ((32768, 1024), torch.float32), ((8192, 4096), torch.float64), ((100000, 100), torch.float64),
-              ((100, 100000), torch.float64), ((100000, 100), torch.bfloat16), ((100, 100000), torch.bfloat16)]  # fmt: skip
-    original = TR.transpose_tiles
-    for shape, dtype in shapes:
-        for layout in ("row", "col"):
-            x = torch.randn(shape if layout == "row" else shape[::-1], device="cuda").to(dtype)
-            x = x if layout == "row" else x.T
-            nbytes = 2 * x.numel() * x.element_size()
-            t_torch = ms(lambda: x.t().contiguous())
-            t_now = ms(lambda: dl.transpose(x))
-            best, exact = None, True
-            for cfg in CONFIGS + THIN_CONFIGS:
-                TR.transpose_tiles = lambda m, n, sm, sn, size, pack=1: (
-                    cfg if pack == 1 else original(m, n, sm, sn, size, pack)
-                )
-                try:
-                    t = ms(lambda: dl.transpose(x))
-                    exact &= bool(torch.equal(dl.transpose(x), x.T))
-                except Exception as e:
-                    print("skip", cfg, e)
-                    continue
-                finally:
-                    TR.transpose_tiles = original
-                if best is None or t < best[0]:
-                    best = (t, cfg)
-            record(group="transpose", shape=list(shape), dtype=str(dtype), layout=layout, exact=exact,
-                   current_pct=nbytes / t_now / 1e6 / copy * 100, best_pct=nbytes / best[0] / 1e6 / copy * 100,
-                   best=list(best[1]), vs_torch=t_torch / best[0])  # fmt: skip
-
-
 PACKED_CONFIGS = [TileConfig(*c) for c in [(64, 64, 4), (128, 64, 4), (128, 64, 8), (256, 64, 8), (128, 128, 8),
                                              (64, 128, 4), (256, 32, 8), (128, 32, 4), (128, 32, 8), (256, 128, 16),
                                              (512, 64, 8), (128, 16, 4)]]  # fmt: skip
 
 
+def laid_out(shape: tuple[int, int], dtype: torch.dtype, layout: str) -> torch.Tensor:
+    """Random ``shape`` matrix of ``dtype``, row-major ("row") or column-major ("col")."""
+    x = torch.randn(shape if layout == "row" else shape[::-1], device="cuda").to(dtype)
+    return x if layout == "row" else x.T
+
+
+def best_tiles(x: torch.Tensor, configs: list[TileConfig], packed: bool) -> tuple[float, object, bool]:
+    """The fastest of ``configs`` for ``dl.transpose(x)`` (``transpose.transpose_tiles`` replaced for packed
+    launches, or for item-by-item ones) as (ms, tiles), and whether every one was bit-exact."""
+    original = TR.transpose_tiles
+    best, exact = (float("inf"), None), True
+    for cfg in configs:
+        TR.transpose_tiles = lambda m, n, sm, sn, size, pack=1: (
+            cfg if (pack > 1) == packed else original(m, n, sm, sn, size, pack)
+        )
+        try:
+            t = ms(lambda: dl.transpose(x))
+            exact &= bool(torch.equal(dl.transpose(x), x.T))
+        except Exception as e:
+            print("skip", cfg, e)
+            continue
+        finally:
+            TR.transpose_tiles = original
+        best = min(best, (t, list(cfg)), key=lambda b: b[0])
+    return best[0], best[1], exact
+
+
+def transpose(copy: float) -> None:
+    """Out-of-place transposes moved item by item across tiles, bit for bit against torch."""
+    shapes = [((8192, 2048), torch.float32), ((100000, 100), torch.float32), ((100, 100000), torch.float32),
+              ((32768, 1024), torch.float32), ((8192, 4096), torch.float64), ((100000, 100), torch.float64),
+              ((100, 100000), torch.float64), ((100000, 100), torch.bfloat16), ((100, 100000), torch.bfloat16)]  # fmt: skip
+    for shape, dtype in shapes:
+        for layout in ("row", "col"):
+            x = laid_out(shape, dtype, layout)
+            nbytes = 2 * x.numel() * x.element_size()
+            t_torch = ms(lambda: x.t().contiguous())
+            t_now = ms(lambda: dl.transpose(x))
+            t, cfg, exact = best_tiles(x, CONFIGS + THIN_CONFIGS, packed=False)
+            record(group="transpose", shape=list(shape), dtype=str(dtype), layout=layout, exact=exact,
+                   current_pct=nbytes / t_now / 1e6 / copy * 100, best_pct=nbytes / t / 1e6 / copy * 100,
+                   best=cfg, vs_torch=t_torch / t)  # fmt: skip
+
+
 def packed(copy: float) -> None:
     """1- and 2-byte transposes moved as 32-bit words (``transpose._packed``) against item by item, and the
-    packed tiles, bit for bit against torch; float32 thin shapes with tiles spanning the short side."""
-    original = TR.transpose_tiles
+    packed tiles, bit for bit against torch."""
     shapes = [((8192, 4096), torch.bfloat16), ((16384, 4096), torch.bfloat16), ((4096, 4096), torch.bfloat16),
               ((32768, 1024), torch.bfloat16), ((100000, 100), torch.bfloat16), ((100, 100000), torch.bfloat16),
               ((8192, 8192), torch.int8), ((100000, 100), torch.int8)]  # fmt: skip
     for shape, dtype in shapes:
         for layout in ("row", "col"):
-            x = torch.randn(shape if layout == "row" else shape[::-1], device="cuda").to(dtype)
-            x = x if layout == "row" else x.T
+            x = laid_out(shape, dtype, layout)
             nbytes = 2 * x.numel() * x.element_size()
 
             def pct(t: float) -> float:
@@ -145,40 +151,12 @@ def packed(copy: float) -> None:
             t_items = ms(lambda: dl.transpose(x))
             TR.PACK_ITEMS = True
             t_packed = ms(lambda: dl.transpose(x))
-            exact = bool(torch.equal(dl.transpose(x), x.T))
-            best = (t_packed, "default")
-            for cfg in PACKED_CONFIGS:
-                TR.transpose_tiles = lambda m, n, sm, sn, size, pack=1: (
-                    cfg if pack > 1 else original(m, n, sm, sn, size)
-                )
-                try:
-                    t = ms(lambda: dl.transpose(x))
-                    exact &= bool(torch.equal(dl.transpose(x), x.T))
-                except Exception as e:
-                    print("skip", cfg, e)
-                    continue
-                finally:
-                    TR.transpose_tiles = original
-                if t < best[0]:
-                    best = (t, list(cfg))
+            t, cfg, exact = best_tiles(x, PACKED_CONFIGS, packed=True)
+            exact &= bool(torch.equal(dl.transpose(x), x.T))
+            best = (t, cfg) if t < t_packed else (t_packed, "default")
             record(group="packed", shape=list(shape), dtype=str(dtype), layout=layout, exact=exact,
                    items_pct=pct(t_items), packed_pct=pct(t_packed), best_pct=pct(best[0]), best=best[1],
                    torch_pct=pct(t_torch), vs_torch=t_torch / best[0])  # fmt: skip
-    for shape in ((100000, 100), (100, 100000)):
-        for layout in ("row", "col"):
-            x = torch.randn(shape if layout == "row" else shape[::-1], device="cuda")
-            x = x if layout == "row" else x.T
-            nbytes = 2 * x.numel() * x.element_size()
-            t_now = ms(lambda: dl.transpose(x))
-            short_m = shape[0] < shape[1]
-            for a, b, w in [(128, 128, 8), (128, 256, 8), (128, 256, 16), (128, 64, 4), (128, 32, 4), (128, 64, 8),
-                            (128, 512, 16)]:  # fmt: skip
-                cfg = TileConfig(a, b, w) if short_m else TileConfig(b, a, w)
-                TR.transpose_tiles = lambda *args, cfg=cfg: cfg
-                t = ms(lambda: dl.transpose(x))
-                TR.transpose_tiles = original
-                record(group="thin32", shape=list(shape), layout=layout, cfg=list(cfg), pct=nbytes / t / 1e6 / copy * 100,
-                       current_pct=nbytes / t_now / 1e6 / copy * 100)  # fmt: skip
 
 
 def add(copy: float) -> None:

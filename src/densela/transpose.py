@@ -470,7 +470,13 @@ def _hints(m: int, n: int, strides: tuple[int, ...], itemsize: int) -> tuple[int
     """
     if min(m, n) > THIN_SIDE or itemsize > 4:
         return (1,) * 6
-    return tuple(multiple_hint(x, 16 // itemsize) for x in (m, n, *strides))
+    return _word_multiples((m, n, *strides), itemsize)
+
+
+def _word_multiples(counts: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
+    """What each count of items may be declared a multiple of (``multiple_hint``): its power-of-two factor, up to
+    16 bytes' worth of items."""
+    return tuple(multiple_hint(x, max(1, 16 // itemsize)) for x in counts)
 
 
 def launch_transpose_square(a: torch.Tensor) -> None:
@@ -502,7 +508,7 @@ def launch_square_blocks(
     )  # fmt: skip
 
 
-def _square_hints(side: int, stride: int, itemsize: int) -> tuple[int, int]:
+def _square_hints(side: int, stride: int, itemsize: int) -> tuple[int, ...]:
     """``transpose_blocks_inplace_kernel``'s HINTS: the blocks' side and the row stride declared multiples of their
     power-of-two factors up to 16 bytes, so that rows Triton cannot prove aligned (5000 float32 items: a multiple of 8,
     not of 16) still load and store in vectors.
@@ -511,8 +517,7 @@ def _square_hints(side: int, stride: int, itemsize: int) -> tuple[int, int]:
         >>> _square_hints(5000, 5000, 4), _square_hints(4096, 4096, 4), _square_hints(5001, 5001, 4)
         ((4, 4), (1, 1), (1, 1))
     """
-    most = max(1, 16 // itemsize)
-    return multiple_hint(side, most), multiple_hint(stride, most)
+    return _word_multiples((side, stride), itemsize)
 
 
 def launch_transpose_rectangular(a: torch.Tensor, rows: int, cols: int) -> None:
