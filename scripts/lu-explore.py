@@ -1,7 +1,7 @@
 """LU on the GPU: correctness at sizes the interpreter cannot reach, then timings against torch's cuSOLVER
 and MAGMA paths, for block-width variants. Writes $OUT/lu-explore.jsonl and prints a table.
 
-Usage: python scripts/lu-explore.py [check] [time] [panel] [profile] [batched] [whole] [refine] [solve]
+Usage: python scripts/lu-explore.py [check] [time] [panel] [profile] [batched] [warp] [whole] [refine] [solve]
        [--sizes 1000,4096]
        [--blocks 128,32 256,32] [--inverse-blocks 128,256,512]
 """
@@ -214,16 +214,47 @@ def batched() -> None:
                 base = {name: bench(vendor(name, a, check=False), 1.0)[0] for name in ("cusolver", "magma")}
                 torch.backends.cuda.preferred_linalg_library("default")
                 ms = bench(partial(dl.lu_factor_ex, a), 1.0)[0]
-                small = lu_module.BATCHED_SMALL
-                lu_module.BATCHED_SMALL = 0
+                small, warp = lu_module.BATCHED_SMALL, lu_module.WARP_ROWS
+                lu_module.BATCHED_SMALL = lu_module.WARP_ROWS = 0
                 panel_ms = bench(partial(dl.lu_factor_ex, a), 1.0)[0]
-                lu_module.BATCHED_SMALL = small
+                lu_module.BATCHED_SMALL, lu_module.WARP_ROWS = small, warp
                 best = min(base.values())
                 print(f"batched {count} x {n} {str(dtype)[6:]}: densela {ms:.3f} ms (panel kernel {panel_ms:.3f}), "
                       f"cusolver {base['cusolver']:.3f}, magma {base['magma']:.3f} -> {best / ms:.2f}x; "
                       f"pivots {same}, diff {err:.2g}")  # fmt: skip
                 record(kind="batched", count=count, n=n, dtype=str(dtype), densela_ms=ms, panel_ms=panel_ms,
                        pivots_equal=same, **{f"{k}_ex_ms": v for k, v in base.items()})  # fmt: skip
+
+
+def warp() -> None:
+    """lu_warp_kernel (one warp per matrix) at WARP_WARPS warps per program, against the path it replaces
+    (lu_batched_kernel up to 16 x 16, else the panel kernel) and torch's lu_factor_ex: pivots against torch's
+    on 200 matrices, GPU time (none synchronizes)."""
+    default = lu_module.WARP_WARPS, lu_module.WARP_ROWS
+    for count in (1000, 10000):
+        for m, n in ((8, 8), (16, 16), (32, 32), (32, 20), (20, 32)):
+            for dtype in (torch.float64, torch.float32):
+                a = torch.randn(count, m, n, dtype=dtype, device=DEV)
+                ref_lu, ref_piv = torch.linalg.lu_factor(a[:200])
+                base = {name: bench(vendor(name, a, check=False), 0.5)[0] for name in ("cusolver", "magma")}
+                torch.backends.cuda.preferred_linalg_library("default")
+                lu_module.WARP_ROWS = 0
+                before = bench(partial(dl.lu_factor_ex, a), 0.5)[0]
+                lu_module.WARP_ROWS = default[1]
+                for warps in (1, 2, 4, 8):
+                    lu_module.WARP_WARPS = warps
+                    lu, piv, _ = dl.lu_factor_ex(a)
+                    same = bool(torch.equal(piv[:200], (ref_piv - 1).to(torch.int32)))
+                    err = float((lu[:200] - ref_lu).abs().max())
+                    ms = bench(partial(dl.lu_factor_ex, a), 0.5)[0]
+                    best = min(base.values())
+                    print(f"warp {count} x {m}x{n} {str(dtype)[6:]} warps {warps}: {ms:.4f} ms (before {before:.4f}), "
+                          f"best torch {best:.4f} -> {best / ms:.2f}x (before {best / before:.2f}x); pivots {same}, "
+                          f"diff {err:.2g}")  # fmt: skip
+                    record(kind="warp", count=count, m=m, n=n, dtype=str(dtype), warps=warps, densela_ms=ms,
+                           before_ms=before, pivots_equal=same, max_diff=err,
+                           **{f"{k}_ex_ms": v for k, v in base.items()})  # fmt: skip
+    lu_module.WARP_WARPS, lu_module.WARP_ROWS = default
 
 
 def whole_sweep(budget_s: float) -> None:
@@ -354,6 +385,8 @@ def main() -> None:
         profile(sizes, blocks[0])
     if "batched" in args.what:
         batched()
+    if "warp" in args.what:
+        warp()
     if "whole" in args.what:
         whole_sweep(360.0)
     if "refine" in args.what:

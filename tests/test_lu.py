@@ -439,7 +439,12 @@ def test_lu_factor_overwrite_a_numpy() -> None:
 
 
 @pytest.mark.parametrize("layout", ["row", "col", "strided"])
-@pytest.mark.parametrize("shape", [(3, 7, 7), (2, 7, 3), (2, 3, 7), (1, 1, 1), gpu_only((4, 33, 33))], ids=str)
+@pytest.mark.parametrize(
+    "shape",
+    [(3, 7, 7), (2, 7, 3), (2, 3, 7), (1, 1, 1), (9, 16, 16), gpu_only((5, 32, 32)), gpu_only((3, 17, 29)),
+     gpu_only((3, 29, 17)), gpu_only((4, 33, 33))],
+    ids=str,
+)  # fmt: skip
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_lu_factor_batched(dtype: torch.dtype, shape: tuple[int, int, int], layout: Layout, device: str) -> None:
     values = rounded(gaussian(shape, "batched"), dtype)
@@ -463,10 +468,11 @@ def test_lu_factor_batch_strided_across_matrices(device: str) -> None:
     assert_lu_valid(a, lu, piv, torch.float64, "every other matrix")
 
 
+@pytest.mark.parametrize("n", [6, gpu_only(32)])
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
-def test_lu_factor_batch_with_one_singular_matrix(dtype: torch.dtype, device: str) -> None:
+def test_lu_factor_batch_with_one_singular_matrix(dtype: torch.dtype, n: int, device: str) -> None:
     """Only the second matrix has a zero column (column 2): info per matrix, and the warning names it."""
-    values = gaussian((3, 6, 6), "one-singular")
+    values = gaussian((3, n, n), "one-singular")
     values[1, :, 2] = 0.0
     values = rounded(values, dtype)
     a = place(values, dtype, device)

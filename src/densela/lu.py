@@ -29,10 +29,12 @@ from densela.kernels.lu import (
     sweep_solve_kernel,
     triangular_solve_kernel,
 )
+from densela.kernels.lu_warp import lu_warp_kernel
 from densela.tuning import multiprocessors
 
 _PANEL = Launcher(lu_panel_kernel)
 _BATCHED = Launcher(lu_batched_kernel)
+_WARP = Launcher(lu_warp_kernel)
 _INTERCHANGE = Launcher(interchange_rows_kernel)
 _PERMUTE = Launcher(permute_solve_kernel)
 _SOLVE = Launcher(triangular_solve_kernel)
@@ -78,6 +80,15 @@ per program (BATCHED_SMALL_BYTES of them), 8 elements per thread up to 8 x 8, el
 lu_factor_ex's GPU time against ``lu_panel_kernel`` one matrix per program: 8 x 8 1.3-4.9x, 16 x 16 1.1-2.5x;
 from 32 x 32 on it was the slower one (10000 of 32 x 32 float64: 0.81 ms at best against 0.61, two runs)."""
 BATCHED_SMALL_BYTES = 4096
+WARP_ROWS = 32
+"""On CUDA devices, batched matrices of at most this many rows and columns are factored by ``lu_warp_kernel``
+(Gluon, not interpretable): one warp per matrix, a row per thread, the pivot row passed between lanes by
+shuffles."""
+WARP_WARPS = 2
+"""Warps per program of ``lu_warp_kernel`` for matrices of 17 to 32 rows (a warp each); smaller ones (two or
+four to a warp) take one warp per program. H100, 2026-11-24, 10000 matrices of 32 x 32: 1, 2 or 4 warps within
+2% (float64 145-148 us, float32 72-74 us), 8 slower for float64 (171 us); of 16 x 16, one warp fastest in the
+GPU-time sweep (bench-results/nvidia-h100/2026-11-24-lu-warp/)."""
 
 
 @dataclass(frozen=True)
@@ -277,8 +288,10 @@ def factor(
     Python between a factorization's hundreds of launches costs more than their GPU time below n ~ 8192).
     """
     batch, m, n = src.shape
-    if batch > 1 and _pow2(m) * _pow2(n) <= BATCHED_SMALL and call.backend != "torch" and min(m, n):
-        return _factor_small(call, src, in_place)
+    if batch > 1 and call.backend != "torch" and min(m, n):
+        by_warps = call.run_device.type == "cuda" and not INTERPRET and max(m, n) <= WARP_ROWS
+        if by_warps or _pow2(m) * _pow2(n) <= BATCHED_SMALL:
+            return _factor_small(call, src, in_place, by_warps)
     one_launch = batch > 1 and _whole(src)
     if in_place or one_launch or call.backend == "torch" or call.run_device.type != "cuda" or min(m, n) == 0:
         return _factor_eager(call, src if in_place else column_major(src, call.run_device), precision)
@@ -320,24 +333,26 @@ def _factor_eager(call: Call, a: torch.Tensor, precision: str) -> tuple[torch.Te
     return a, piv, info
 
 
-def _factor_small(call: Call, src: torch.Tensor, in_place: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Factors the batch ``src`` of small matrices by ``lu_batched_kernel`` (one launch): reads ``src`` as it is
-    laid out and writes a column-major ``lu`` (``src`` itself when ``in_place``)."""
+def _factor_small(
+    call: Call, src: torch.Tensor, in_place: bool, by_warps: bool
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Factors the batch ``src`` of small matrices in one launch, by ``lu_warp_kernel`` (``by_warps``) or
+    ``lu_batched_kernel``: reads ``src`` as it is laid out and writes a column-major ``lu`` (``src`` itself
+    when ``in_place``)."""
     batch, m, n = src.shape
     src = src.to(call.run_device)
     lu = src if in_place else torch.empty((batch, n, m), dtype=src.dtype, device=src.device).mT
     piv = torch.empty((batch, min(m, n)), dtype=torch.int32, device=src.device)
     info = torch.empty((batch,), dtype=torch.int32, device=src.device)
-    mats, warps = _small_launch(m, n, src.element_size())
+    args = (src, lu, piv, info, batch, m, n, *src.stride(), *lu.stride(), piv.stride(0), info.stride(0))
     with call.guard():
-        _BATCHED((cdiv(batch, mats),),
-            src, lu, piv, info,
-            batch, m, n,
-            *src.stride(), *lu.stride(),
-            piv.stride(0), info.stride(0),
-            MATS=mats, ROWS=_pow2(m), COLS=_pow2(n),
-            num_warps=warps,
-        )  # fmt: skip
+        if by_warps:
+            warps = WARP_WARPS if _pow2(m) > 16 else 1
+            mats = warps * (32 // _pow2(m))
+            _WARP((cdiv(batch, mats),), *args, ROWS=_pow2(m), COLS=_pow2(n), WARPS=warps, num_warps=warps)
+        else:
+            mats, warps = _small_launch(m, n, src.element_size())
+            _BATCHED((cdiv(batch, mats),), *args, MATS=mats, ROWS=_pow2(m), COLS=_pow2(n), num_warps=warps)
     return lu, piv, info
 
 
