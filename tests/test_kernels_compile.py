@@ -19,10 +19,12 @@ import triton
 import triton.language as tl
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
+from triton.experimental.gluon._runtime import GluonASTSource
 
 from densela._arrays import INTERPRET
 from densela.kernels.gemm import HINTED, gemm_tiles_kernel, gemm_tma_kernel
 from densela.kernels.lu import interchange_rows_kernel, matvec_kernel, sweep_solve_kernel
+from densela.kernels.lu_warp import lu_warp_kernel
 from densela.kernels.transpose import (
     permute_chunks_kernel,
     shuffle_columns_kernel,
@@ -31,6 +33,7 @@ from densela.kernels.transpose import (
 )
 
 HOPPER = GPUTarget("cuda", 90, 32)
+GLUON_KERNELS = (lu_warp_kernel,)
 
 
 def compile_ptx(
@@ -60,7 +63,7 @@ def compile_ptx(
             signature[name] = "fp64"
         else:
             signature[name] = "i32"
-    source = ASTSource(kernel, signature, constexprs, attrs)
+    source = (GluonASTSource if kernel in GLUON_KERNELS else ASTSource)(kernel, signature, constexprs, attrs)
     return triton.compile(source, target=HOPPER, options={"num_warps": num_warps}).asm["ptx"]
 
 
@@ -277,3 +280,18 @@ def test_sweep_solve_compiles_for_hopper(lower: bool, vectors: str, cols: int) -
 def test_matvec_compiles_for_hopper(ones):
     ptx = compile_ptx(matvec_kernel, "*fp64", dict(BLOCK_M=64, BLOCK_N=128), ones)
     assert "fma.rn.f64" in ptx and ".local" not in ptx
+
+
+@compiled
+@pytest.mark.parametrize("pointer", ["*fp32", "*fp64"])
+@pytest.mark.parametrize("rows, warps", [(8, 1), (16, 1), (32, 2)])
+def test_lu_warp_kernel_keeps_each_matrix_in_its_warp(pointer: str, rows: int, warps: int) -> None:
+    """The one-warp-per-matrix batched LU compiles for sm_90 with every matrix in registers (no local memory)
+    and nothing through shared memory: the pivot row moves between lanes by shuffles, the pivot search is a
+    reduction within the warp."""
+    constants = dict(ROWS=rows, COLS=rows, WARPS=warps)
+    ptx = compile_ptx(lu_warp_kernel, pointer, constants, num_warps=warps,
+                      pointers={"piv_ptr": "*i32", "info_ptr": "*i32"})  # fmt: skip
+    assert "shfl.sync.idx.b32" in ptx
+    assert "ld.local" not in ptx and "st.local" not in ptx
+    assert "st.shared" not in ptx and "bar.sync" not in ptx
