@@ -214,10 +214,10 @@ def batched() -> None:
                 base = {name: bench(vendor(name, a, check=False), 1.0)[0] for name in ("cusolver", "magma")}
                 torch.backends.cuda.preferred_linalg_library("default")
                 ms = bench(partial(dl.lu_factor_ex, a), 1.0)[0]
-                small, warp = lu_module.BATCHED_SMALL, lu_module.WARP_ROWS
-                lu_module.BATCHED_SMALL = lu_module.WARP_ROWS = 0
+                small, warp = lu_module.BATCHED_SMALL, lu_module._warp_lanes
+                lu_module.BATCHED_SMALL, lu_module._warp_lanes = 0, lambda m, n: 0
                 panel_ms = bench(partial(dl.lu_factor_ex, a), 1.0)[0]
-                lu_module.BATCHED_SMALL, lu_module.WARP_ROWS = small, warp
+                lu_module.BATCHED_SMALL, lu_module._warp_lanes = small, warp
                 best = min(base.values())
                 print(f"batched {count} x {n} {str(dtype)[6:]}: densela {ms:.3f} ms (panel kernel {panel_ms:.3f}), "
                       f"cusolver {base['cusolver']:.3f}, magma {base['magma']:.3f} -> {best / ms:.2f}x; "
@@ -227,20 +227,20 @@ def batched() -> None:
 
 
 def warp() -> None:
-    """lu_warp_kernel (one warp per matrix) at WARP_WARPS warps per program, against the path it replaces
-    (lu_batched_kernel up to 16 x 16, else the panel kernel) and torch's lu_factor_ex: pivots against torch's
-    on 200 matrices, GPU time (none synchronizes)."""
-    default = lu_module.WARP_WARPS, lu_module.WARP_ROWS
+    """lu_warp_kernel at WARP_WARPS warps per program, against the path it replaces (lu_batched_kernel up to
+    16 x 16, else the panel kernel) and torch's lu_factor_ex: pivots against torch's on 200 matrices, GPU time
+    (none synchronizes)."""
+    default = lu_module.WARP_WARPS, lu_module._warp_lanes
     for count in (1000, 10000):
-        for m, n in ((8, 8), (16, 16), (32, 32), (32, 20), (20, 32)):
+        for m, n in ((8, 8), (16, 16), (32, 32), (32, 20), (20, 32), (8, 64), (16, 64)):
             for dtype in (torch.float64, torch.float32):
                 a = torch.randn(count, m, n, dtype=dtype, device=DEV)
                 ref_lu, ref_piv = torch.linalg.lu_factor(a[:200])
                 base = {name: bench(vendor(name, a, check=False), 0.5)[0] for name in ("cusolver", "magma")}
                 torch.backends.cuda.preferred_linalg_library("default")
-                lu_module.WARP_ROWS = 0
+                lu_module._warp_lanes = lambda m, n: 0
                 before = bench(partial(dl.lu_factor_ex, a), 0.5)[0]
-                lu_module.WARP_ROWS = default[1]
+                lu_module._warp_lanes = default[1]
                 for warps in (1, 2, 4, 8):
                     lu_module.WARP_WARPS = warps
                     lu, piv, _ = dl.lu_factor_ex(a)
@@ -254,7 +254,7 @@ def warp() -> None:
                     record(kind="warp", count=count, m=m, n=n, dtype=str(dtype), warps=warps, densela_ms=ms,
                            before_ms=before, pivots_equal=same, max_diff=err,
                            **{f"{k}_ex_ms": v for k, v in base.items()})  # fmt: skip
-    lu_module.WARP_WARPS, lu_module.WARP_ROWS = default
+    lu_module.WARP_WARPS, lu_module._warp_lanes = default
 
 
 def whole_sweep(budget_s: float) -> None:

@@ -284,12 +284,14 @@ def test_matvec_compiles_for_hopper(ones):
 
 @compiled
 @pytest.mark.parametrize("pointer", ["*fp32", "*fp64"])
-@pytest.mark.parametrize("rows, warps", [(8, 1), (16, 1), (32, 2)])
-def test_lu_warp_kernel_keeps_each_matrix_in_its_warp(pointer: str, rows: int, warps: int) -> None:
-    """The one-warp-per-matrix batched LU compiles for sm_90 with every matrix in registers (no local memory)
+@pytest.mark.parametrize("rows, cols, lanes, warps", [(8, 8, 1, 1), (16, 16, 1, 1), (32, 32, 1, 2), (16, 64, 2, 1)])
+def test_lu_warp_kernel_keeps_each_matrix_in_its_warp(
+    pointer: str, rows: int, cols: int, lanes: int, warps: int
+) -> None:
+    """The batched LU of ``lu_warp_kernel`` compiles for sm_90 with every matrix in registers (no local memory)
     and nothing through shared memory: the pivot row moves between lanes by shuffles, the pivot search is a
     reduction within the warp."""
-    constants = dict(ROWS=rows, COLS=rows, WARPS=warps)
+    constants = dict(ROWS=rows, COLS=cols, LANES=lanes, WARPS=warps)
     ptx = compile_ptx(lu_warp_kernel, pointer, constants, num_warps=warps,
                       pointers={"piv_ptr": "*i32", "info_ptr": "*i32"})  # fmt: skip
     assert "shfl.sync.idx.b32" in ptx

@@ -442,7 +442,8 @@ def test_lu_factor_overwrite_a_numpy() -> None:
 @pytest.mark.parametrize(
     "shape",
     [(3, 7, 7), (2, 7, 3), (2, 3, 7), (1, 1, 1), (9, 16, 16), gpu_only((5, 32, 32)), gpu_only((3, 17, 29)),
-     gpu_only((3, 29, 17)), gpu_only((4, 33, 33))],
+     gpu_only((3, 29, 17)), gpu_only((4, 33, 33)), gpu_only((2, 8, 64)), gpu_only((3, 16, 50)),
+     gpu_only((3, 40, 64))],
     ids=str,
 )  # fmt: skip
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
@@ -498,6 +499,22 @@ def test_lu_factor_batched_numpy() -> None:
     lu, piv, info = dl.lu_factor_ex(values)
     assert isinstance(info, np.ndarray) and info.shape == (2,) and info.dtype == np.int32
     assert info.tolist() == [0, 0]
+
+
+@pytest.mark.large
+@pytest.mark.parametrize("n", [16, 32])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_lu_factor_batch_in_place_matches_copy(dtype: torch.dtype, n: int, device: str) -> None:
+    """Batches of n x n in place (column-major, overwrite_a): the same factors and pivots as a factorization into
+    a new array, bit for bit."""
+    values = rounded(gaussian((5, n, n), "in-place-batch"), dtype)
+    a = place(values, dtype, device, "col")
+    lu, piv = dl.lu_factor(a)
+    lu_in, piv_in = dl.lu_factor(a, overwrite_a=True)
+    assert lu_in.data_ptr() == a.data_ptr()
+    assert torch.equal(lu_in, lu) and torch.equal(piv_in, piv)
+    for i in range(5):
+        assert_pivots_match(piv[i], scipy_factor(values[i], dtype)[1], f"matrix {i}")
 
 
 @pytest.mark.parametrize("in_place", [False, True], ids=["copy", "in-place"])

@@ -80,10 +80,12 @@ per program (BATCHED_SMALL_BYTES of them), 8 elements per thread up to 8 x 8, el
 lu_factor_ex's GPU time against ``lu_panel_kernel`` one matrix per program: 8 x 8 1.3-4.9x, 16 x 16 1.1-2.5x;
 from 32 x 32 on it was the slower one (10000 of 32 x 32 float64: 0.81 ms at best against 0.61, two runs)."""
 BATCHED_SMALL_BYTES = 4096
-WARP_ROWS = 32
-"""On CUDA devices, batched matrices of at most this many rows and columns are factored by ``lu_warp_kernel``
-(Gluon, not interpretable): one warp per matrix, a row per thread, the pivot row passed between lanes by
-shuffles."""
+WARP_COLUMNS = 32
+"""On CUDA devices, batched matrices of at most 32 rows are factored by ``lu_warp_kernel`` (Gluon, not
+interpretable), one warp per matrix, when a thread holds at most this many columns of a row: rows of up to 32
+columns one thread each, of 64 columns two threads each (then at most 16 rows). H100, 2026-11-24
+(bench-results/nvidia-h100/2026-11-24-lu-warp/): matrices of 64 rows spread over several warps, the pivot row
+passed through memory, ran at 0.5-0.9x the panel kernel and were dropped."""
 WARP_WARPS = 2
 """Warps per program of ``lu_warp_kernel`` for matrices of 17 to 32 rows (a warp each); smaller ones (two or
 four to a warp) take one warp per program. H100, 2026-11-24, 10000 matrices of 32 x 32: 1, 2 or 4 warps within
@@ -289,7 +291,7 @@ def factor(
     """
     batch, m, n = src.shape
     if batch > 1 and call.backend != "torch" and min(m, n):
-        by_warps = call.run_device.type == "cuda" and not INTERPRET and max(m, n) <= WARP_ROWS
+        by_warps = call.run_device.type == "cuda" and not INTERPRET and _warp_lanes(m, n) > 0
         if by_warps or _pow2(m) * _pow2(n) <= BATCHED_SMALL:
             return _factor_small(call, src, in_place, by_warps)
     one_launch = batch > 1 and _whole(src)
@@ -347,13 +349,20 @@ def _factor_small(
     args = (src, lu, piv, info, batch, m, n, *src.stride(), *lu.stride(), piv.stride(0), info.stride(0))
     with call.guard():
         if by_warps:
-            warps = WARP_WARPS if _pow2(m) > 16 else 1
-            mats = warps * (32 // _pow2(m))
-            _WARP((cdiv(batch, mats),), *args, ROWS=_pow2(m), COLS=_pow2(n), WARPS=warps, num_warps=warps)
+            rows, lanes = _pow2(m), _warp_lanes(m, n)
+            warps = WARP_WARPS if rows > 16 else 1
+            mats = warps * 32 // (rows * lanes)
+            _WARP((cdiv(batch, mats),), *args, ROWS=rows, COLS=_pow2(n), LANES=lanes, WARPS=warps, num_warps=warps)
         else:
             mats, warps = _small_launch(m, n, src.element_size())
             _BATCHED((cdiv(batch, mats),), *args, MATS=mats, ROWS=_pow2(m), COLS=_pow2(n), num_warps=warps)
     return lu, piv, info
+
+
+def _warp_lanes(m: int, n: int) -> int:
+    """Threads per row of ``lu_warp_kernel`` for m x n matrices, or 0 where it does not take them (WARP_COLUMNS)."""
+    lanes = max(1, -(-_pow2(n) // WARP_COLUMNS))
+    return lanes if _pow2(m) * lanes <= 32 else 0
 
 
 def _small_launch(m: int, n: int, itemsize: int) -> tuple[int, int]:

@@ -1,6 +1,7 @@
 """Batched LU of matrices of at most 32 rows, one warp per matrix, written in Gluon (explicit layouts).
 
-Each thread of a warp holds one row of its matrix in registers (``BlockedLayout([1, 1, COLS], [GROUPS, ROWS,
+Each thread of a warp holds one row of its matrix in registers (or, for rows of more than 32 columns, a part
+of one, LANES threads to a row) (``BlockedLayout([1, 1, COLS], [GROUPS, ROWS,
 1], ...)``: matrices of 16 rows share a warp two at a time, of 8 rows four at a time). With the loop over the
 columns unrolled, the column of a step is a register of every thread and the pivot search is one reduction
 across the lanes; the pivot row reaches the other lanes by one ``shfl.sync.idx`` per register (the lane that
@@ -48,18 +49,20 @@ def lu_warp_kernel(
     stride_sb, stride_sm, stride_sn,
     stride_lb, stride_lm, stride_ln,
     stride_pb, stride_ib,
-    ROWS: gl.constexpr, COLS: gl.constexpr, WARPS: gl.constexpr,
+    ROWS: gl.constexpr, COLS: gl.constexpr, LANES: gl.constexpr, WARPS: gl.constexpr,
 ):  # fmt: skip
-    """Factors WARPS * (32 // ROWS) matrices of the M x N batch ``src`` per program (any strides; ROWS <= 32
-    and COLS are powers of two >= M and N): ``lu[b] = L U`` of ``P src[b]``, ``piv`` (0-based) and ``info``
-    (0 or the 1-based first zero pivot), as ``lu_batched_kernel`` computes them (the same pivot, the first
-    largest magnitude, NaN counting as infinite; rows keep their place in the registers and carry their
-    current position, and are stored at their final positions). ``lu`` may be ``src``: a matrix is read whole
-    by its warp before the warp writes it.
+    """Factors the M x N matrices of the batch ``src`` (any strides; ROWS and COLS powers of two >= M and N,
+    ROWS * LANES <= 32), each within one warp, LANES threads per row (a row per thread when LANES is 1; matrices
+    of fewer than 32 / LANES rows share a warp), WARPS warps per program: ``lu[b] = L U`` of ``P src[b]``, ``piv``
+    (0-based) and ``info`` (0 or the 1-based first zero pivot), as ``lu_batched_kernel`` computes them (the same
+    pivot, the first largest magnitude, NaN counting as infinite; rows keep their place in the registers and
+    carry their current position, and are stored at their final positions). ``lu`` may be ``src``: a matrix is
+    read whole by its warp before the warp writes it.
     """
-    GROUPS: gl.constexpr = 32 // ROWS
+    GROUPS: gl.constexpr = 32 // (ROWS * LANES)  # matrices per warp
     MATS: gl.constexpr = WARPS * GROUPS
-    L: gl.constexpr = gl.BlockedLayout([1, 1, COLS], [GROUPS, ROWS, 1], [WARPS, 1, 1], [2, 1, 0])
+    PART: gl.constexpr = COLS // LANES  # columns per thread
+    L: gl.constexpr = gl.BlockedLayout([1, 1, PART], [GROUPS, ROWS, LANES], [WARPS, 1, 1], [2, 1, 0])
     ROW: gl.constexpr = gl.SliceLayout(2, L)
     index = gl.arange(0, MATS, layout=gl.SliceLayout(1, ROW))
     mat = gl.program_id(0).to(gl.int64) * MATS + index
@@ -72,17 +75,18 @@ def lu_warp_kernel(
     blk = gl.load(src_ptr + m3 * stride_sb + r3 * stride_sm + c3.to(gl.int64) * stride_sn, mask=inside, other=0.0)
     row = r[None, :] + gl.zeros([MATS, ROWS], gl.int32, ROW)  # the register row of each thread
     pos = row  # its current position
-    lane0 = ((index % GROUPS) * ROWS)[:, None, None] + gl.zeros([MATS, ROWS, COLS], gl.int32, L)
+    # the lane holding row 0 of the matrix, plus which part of a row each register belongs to
+    lane0 = ((index % GROUPS) * (ROWS * LANES))[:, None, None] + c3 // PART + gl.zeros_like(c3 + r3).to(gl.int32)
     first_zero = gl.zeros([MATS, ROWS], gl.int32, ROW)
     steps = gl.minimum(M, N)
     for j in gl.static_range(COLS):
         if j < steps:
-            col = gl.sum(gl.where(c3 == j, blk, 0.0), axis=2)  # within each thread
+            col = gl.sum(gl.where(c3 == j, blk, 0.0), axis=2)  # within each thread (and its row's other lanes)
             mag = gl.abs(col)
             mag = gl.where(mag != mag, float("inf"), mag)
             mag = gl.where((pos >= j) & (row < M), mag, -1.0)
             _, at, holder = gl.reduce((mag, pos, row), 1, _first_max)
-            prow = _from_lane(blk, lane0 + holder[:, None, None])
+            prow = _from_lane(blk, lane0 + (holder * LANES)[:, None, None])
             pivot = gl.sum(gl.where(c3 == j, prow, 0.0), axis=2)
             gl.store(piv_ptr + mat * stride_pb + j, at, mask=mat < BATCH)
             first_zero = gl.where((first_zero == 0) & (pivot == 0), j + 1, first_zero)
