@@ -291,9 +291,9 @@ def factor(
     """
     batch, m, n = src.shape
     if batch > 1 and call.backend != "torch" and min(m, n):
-        by_warps = call.run_device.type == "cuda" and not INTERPRET and _warp_lanes(m, n) > 0
-        if by_warps or _pow2(m) * _pow2(n) <= BATCHED_SMALL:
-            return _factor_small(call, src, in_place, by_warps)
+        lanes = _warp_lanes(m, n) if call.run_device.type == "cuda" and not INTERPRET else 0
+        if lanes or _pow2(m) * _pow2(n) <= BATCHED_SMALL:
+            return _factor_small(call, src, in_place, lanes)
     one_launch = batch > 1 and _whole(src)
     if in_place or one_launch or call.backend == "torch" or call.run_device.type != "cuda" or min(m, n) == 0:
         return _factor_eager(call, src if in_place else column_major(src, call.run_device), precision)
@@ -336,11 +336,11 @@ def _factor_eager(call: Call, a: torch.Tensor, precision: str) -> tuple[torch.Te
 
 
 def _factor_small(
-    call: Call, src: torch.Tensor, in_place: bool, by_warps: bool
+    call: Call, src: torch.Tensor, in_place: bool, lanes: int
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Factors the batch ``src`` of small matrices in one launch, by ``lu_warp_kernel`` (``by_warps``) or
-    ``lu_batched_kernel``: reads ``src`` as it is laid out and writes a column-major ``lu`` (``src`` itself
-    when ``in_place``)."""
+    """Factors the batch ``src`` of small matrices in one launch, by ``lu_warp_kernel`` with ``lanes`` threads
+    per row (``_warp_lanes``) or, ``lanes`` 0, by ``lu_batched_kernel``: reads ``src`` as it is laid out and
+    writes a column-major ``lu`` (``src`` itself when ``in_place``)."""
     batch, m, n = src.shape
     src = src.to(call.run_device)
     lu = src if in_place else torch.empty((batch, n, m), dtype=src.dtype, device=src.device).mT
@@ -348,8 +348,8 @@ def _factor_small(
     info = torch.empty((batch,), dtype=torch.int32, device=src.device)
     args = (src, lu, piv, info, batch, m, n, *src.stride(), *lu.stride(), piv.stride(0), info.stride(0))
     with call.guard():
-        if by_warps:
-            rows, lanes = _pow2(m), _warp_lanes(m, n)
+        if lanes:
+            rows = _pow2(m)
             warps = WARP_WARPS if rows > 16 else 1
             mats = warps * 32 // (rows * lanes)
             _WARP((cdiv(batch, mats),), *args, ROWS=rows, COLS=_pow2(n), LANES=lanes, WARPS=warps, num_warps=warps)

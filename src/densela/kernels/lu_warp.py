@@ -1,12 +1,12 @@
 """Batched LU of matrices of at most 32 rows, one warp per matrix, written in Gluon (explicit layouts).
 
-Each thread of a warp holds one row of its matrix in registers (or, for rows of more than 32 columns, a part
-of one, LANES threads to a row) (``BlockedLayout([1, 1, COLS], [GROUPS, ROWS,
-1], ...)``: matrices of 16 rows share a warp two at a time, of 8 rows four at a time). With the loop over the
-columns unrolled, the column of a step is a register of every thread and the pivot search is one reduction
-across the lanes; the pivot row reaches the other lanes by one ``shfl.sync.idx`` per register (the lane that
-holds it is known after the search), where a masked reduction over the rows costs five shuffle rounds and as
-many additions per register. Nothing goes through shared or global memory between the load and the store.
+Each thread of a warp holds one row of its matrix in registers, or a part of one for rows of more than 32
+columns (``LANES`` threads to a row); matrices of 16 rows share a warp two at a time, of 8 rows four at a time.
+With the loop over the columns unrolled, the column of a step is a register of every thread and the pivot
+search is one reduction across the lanes; the pivot row reaches the other lanes by one ``shfl.sync.idx`` per
+register (the lane that holds it is known after the search), where a masked reduction over the rows costs five
+shuffle rounds and as many additions per register. Nothing goes through shared or global memory between the
+load and the store.
 
 Triton's interpreter cannot run Gluon: this kernel serves CUDA devices, ``lu_batched_kernel`` and the panel
 kernel (densela.kernels.lu) the interpreter, with the same pivots and results.
@@ -17,12 +17,7 @@ from __future__ import annotations
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 
-
-@gluon.jit
-def _first_max(value_a, index_a, part_a, value_b, index_b, part_b):
-    """Combines (magnitude, row, lane) candidates: the larger magnitude, on a tie the smaller row."""
-    take_a = (value_a > value_b) | ((value_a == value_b) & (index_a < index_b))
-    return gl.where(take_a, value_a, value_b), gl.where(take_a, index_a, index_b), gl.where(take_a, part_a, part_b)
+from densela.kernels.lu import _first_max  # a combine function: Gluon's reduce takes it as it is
 
 
 @gluon.jit
