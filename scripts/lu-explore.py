@@ -215,7 +215,7 @@ def batched() -> None:
                 torch.backends.cuda.preferred_linalg_library("default")
                 ms = bench(partial(dl.lu_factor_ex, a), 1.0)[0]
                 small, warp = lu_module.BATCHED_SMALL, lu_module._warp_lanes
-                lu_module.BATCHED_SMALL, lu_module._warp_lanes = 0, lambda m, n: 0
+                lu_module.BATCHED_SMALL, lu_module._warp_lanes = 0, lambda m, n, size: 0
                 panel_ms = bench(partial(dl.lu_factor_ex, a), 1.0)[0]
                 lu_module.BATCHED_SMALL, lu_module._warp_lanes = small, warp
                 best = min(base.values())
@@ -226,22 +226,26 @@ def batched() -> None:
                        pivots_equal=same, **{f"{k}_ex_ms": v for k, v in base.items()})  # fmt: skip
 
 
+WARP_SHAPES = ((64, 64), (128, 128), (48, 48), (100, 100), (64, 40), (40, 64), (128, 64), (32, 32))
+
+
 def warp() -> None:
-    """lu_warp_kernel at WARP_WARPS warps per program, against the path it replaces (lu_batched_kernel up to
-    16 x 16, else the panel kernel) and torch's lu_factor_ex: pivots against torch's on 200 matrices, GPU time
-    (none synchronizes)."""
+    """lu_warp_kernel (at each WARP_WARPS where a matrix takes one warp of 17 to 32 rows) against the path it
+    replaces (lu_batched_kernel up to 16 x 16, else the panel kernel or the blocked algorithm) and torch's
+    lu_factor_ex, on WARP_SHAPES: pivots against torch's on 200 matrices, GPU time (none synchronizes)."""
     default = lu_module.WARP_WARPS, lu_module._warp_lanes
     for count in (1000, 10000):
-        for m, n in ((8, 8), (16, 16), (32, 32), (32, 20), (20, 32), (8, 64), (16, 64)):
+        for m, n in WARP_SHAPES:
             for dtype in (torch.float64, torch.float32):
                 a = torch.randn(count, m, n, dtype=dtype, device=DEV)
                 ref_lu, ref_piv = torch.linalg.lu_factor(a[:200])
                 base = {name: bench(vendor(name, a, check=False), 0.5)[0] for name in ("cusolver", "magma")}
                 torch.backends.cuda.preferred_linalg_library("default")
-                lu_module._warp_lanes = lambda m, n: 0
+                lu_module._warp_lanes = lambda m, n, size: 0
                 before = bench(partial(dl.lu_factor_ex, a), 0.5)[0]
                 lu_module._warp_lanes = default[1]
-                for warps in (1, 2, 4, 8):
+                one_warp = lu_module._pow2(m) > 16 and lu_module._pow2(m) * lu_module._pow2(n) <= 32 * 32
+                for warps in (1, 2, 4, 8) if one_warp else (default[0],):
                     lu_module.WARP_WARPS = warps
                     lu, piv, _ = dl.lu_factor_ex(a)
                     same = bool(torch.equal(piv[:200], (ref_piv - 1).to(torch.int32)))

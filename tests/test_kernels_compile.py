@@ -284,16 +284,23 @@ def test_matvec_compiles_for_hopper(ones):
 
 @compiled
 @pytest.mark.parametrize("pointer", ["*fp32", "*fp64"])
-@pytest.mark.parametrize("rows, cols, lanes, warps", [(8, 8, 1, 1), (16, 16, 1, 1), (32, 32, 1, 2), (16, 64, 2, 1)])
-def test_lu_warp_kernel_keeps_each_matrix_in_its_warp(
-    pointer: str, rows: int, cols: int, lanes: int, warps: int
+@pytest.mark.parametrize(
+    "rows, cols, lanes, warps, split",
+    [(8, 8, 1, 1, 1), (16, 16, 1, 1, 1), (32, 32, 1, 2, 1), (16, 64, 2, 1, 1), (64, 64, 2, 4, 4), (128, 32, 1, 4, 4)],
+)
+def test_lu_warp_kernel_keeps_each_matrix_in_registers(
+    pointer: str, rows: int, cols: int, lanes: int, warps: int, split: int
 ) -> None:
-    """The batched LU of ``lu_warp_kernel`` compiles for sm_90 with every matrix in registers (no local memory)
-    and nothing through shared memory: the pivot row moves between lanes by shuffles, the pivot search is a
-    reduction within the warp."""
-    constants = dict(ROWS=rows, COLS=cols, LANES=lanes, WARPS=warps)
+    """The batched LU of ``lu_warp_kernel`` compiles for sm_90 with every matrix in registers (no local memory).
+    Within one warp nothing goes through shared memory: the pivot row moves between lanes by shuffles, the pivot
+    search is a reduction within the warp. Across warps the pivot row goes through the scratch row, behind a
+    barrier."""
+    constants = dict(ROWS=rows, COLS=cols, LANES=lanes, WARPS=warps, SPLIT=split)
     ptx = compile_ptx(lu_warp_kernel, pointer, constants, num_warps=warps,
                       pointers={"piv_ptr": "*i32", "info_ptr": "*i32"})  # fmt: skip
-    assert "shfl.sync.idx.b32" in ptx
     assert "ld.local" not in ptx and "st.local" not in ptx
-    assert "st.shared" not in ptx and "bar.sync" not in ptx
+    if split == 1:
+        assert "shfl.sync.idx.b32" in ptx
+        assert "st.shared" not in ptx and "bar.sync" not in ptx
+    else:
+        assert "shfl.sync.idx.b32" not in ptx and "bar.sync" in ptx

@@ -443,7 +443,8 @@ def test_lu_factor_overwrite_a_numpy() -> None:
     "shape",
     [(3, 7, 7), (2, 7, 3), (2, 3, 7), (1, 1, 1), (9, 16, 16), gpu_only((5, 32, 32)), gpu_only((3, 17, 29)),
      gpu_only((3, 29, 17)), gpu_only((4, 33, 33)), gpu_only((2, 8, 64)), gpu_only((3, 16, 50)),
-     gpu_only((3, 40, 64))],
+     gpu_only((3, 40, 64)), gpu_only((3, 64, 64)), gpu_only((2, 100, 100)), gpu_only((2, 128, 128)),
+     gpu_only((3, 128, 40)), gpu_only((3, 50, 128))],
     ids=str,
 )  # fmt: skip
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
@@ -469,7 +470,7 @@ def test_lu_factor_batch_strided_across_matrices(device: str) -> None:
     assert_lu_valid(a, lu, piv, torch.float64, "every other matrix")
 
 
-@pytest.mark.parametrize("n", [6, gpu_only(32)])
+@pytest.mark.parametrize("n", [6, gpu_only(32), gpu_only(64), gpu_only(128)])
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_lu_factor_batch_with_one_singular_matrix(dtype: torch.dtype, n: int, device: str) -> None:
     """Only the second matrix has a zero column (column 2): info per matrix, and the warning names it."""
@@ -502,7 +503,7 @@ def test_lu_factor_batched_numpy() -> None:
 
 
 @pytest.mark.large
-@pytest.mark.parametrize("n", [16, 32])
+@pytest.mark.parametrize("n", [16, 32, gpu_only(64), gpu_only(128)])
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_lu_factor_batch_in_place_matches_copy(dtype: torch.dtype, n: int, device: str) -> None:
     """Batches of n x n in place (column-major, overwrite_a): the same factors and pivots as a factorization into

@@ -81,11 +81,17 @@ lu_factor_ex's GPU time against ``lu_panel_kernel`` one matrix per program: 8 x 
 from 32 x 32 on it was the slower one (10000 of 32 x 32 float64: 0.81 ms at best against 0.61, two runs)."""
 BATCHED_SMALL_BYTES = 4096
 WARP_COLUMNS = 32
-"""On CUDA devices, batched matrices of at most 32 rows are factored by ``lu_warp_kernel`` (Gluon, not
-interpretable), one warp per matrix, when a thread holds at most this many columns of a row: rows of up to 32
-columns one thread each, of 64 columns two threads each (then at most 16 rows). H100, 2026-11-24
-(bench-results/nvidia-h100/2026-11-24-lu-warp/): matrices of 64 rows spread over several warps, the pivot row
-passed through memory, ran at 0.5-0.9x the panel kernel and were dropped."""
+"""On CUDA devices, batched matrices are factored by ``lu_warp_kernel`` (Gluon, not interpretable) with each
+thread holding at most this many columns of a row (rows of up to 32 columns one thread each, of 64 two, of 128
+four): those of at most 32 threads' rows one warp per matrix, larger ones (up to WARP_SPLIT_THREADS threads)
+over several warps, which pass the pivot row through a scratch row in memory, where the registers allow
+(``_warp_lanes``). H100, 2026-11-24 (bench-results/nvidia-h100/2026-11-24-lu-warp/): an earlier version for 64-row
+matrices, the pivot row passed through the matrix's own (column-major) memory, ran at 0.5-0.9x the panel kernel
+and was dropped."""
+WARP_SPLIT_THREADS = 256
+"""Most threads per matrix of ``lu_warp_kernel`` across warps (one program per matrix). H100, 2026-11-24: 10000
+matrices of 128 x 128 float32 over 16 warps (512 threads, four to a row) took 15.1 ms, against 8.7 for the
+blocked path; 128 x 64 over 8 warps 2.4 against 4.8."""
 WARP_WARPS = 2
 """Warps per program of ``lu_warp_kernel`` for matrices of 17 to 32 rows (a warp each); smaller ones (two or
 four to a warp) take one warp per program. H100, 2026-11-24, 10000 matrices of 32 x 32: 1, 2 or 4 warps within
@@ -291,7 +297,7 @@ def factor(
     """
     batch, m, n = src.shape
     if batch > 1 and call.backend != "torch" and min(m, n):
-        lanes = _warp_lanes(m, n) if call.run_device.type == "cuda" and not INTERPRET else 0
+        lanes = _warp_lanes(m, n, src.element_size()) if call.run_device.type == "cuda" and not INTERPRET else 0
         if lanes or _pow2(m) * _pow2(n) <= BATCHED_SMALL:
             return _factor_small(call, src, in_place, lanes)
     one_launch = batch > 1 and _whole(src)
@@ -346,23 +352,32 @@ def _factor_small(
     lu = src if in_place else torch.empty((batch, n, m), dtype=src.dtype, device=src.device).mT
     piv = torch.empty((batch, min(m, n)), dtype=torch.int32, device=src.device)
     info = torch.empty((batch,), dtype=torch.int32, device=src.device)
-    args = (src, lu, piv, info, batch, m, n, *src.stride(), *lu.stride(), piv.stride(0), info.stride(0))
+    sizes = (batch, m, n, *src.stride(), *lu.stride(), piv.stride(0), info.stride(0))
     with call.guard():
         if lanes:
-            rows = _pow2(m)
-            warps = WARP_WARPS if rows > 16 else 1
+            rows, cols = _pow2(m), _pow2(n)
+            split = max(1, rows * lanes // 32)  # warps per matrix
+            warps = split if split > 1 else WARP_WARPS if rows > 16 else 1
             mats = warps * 32 // (rows * lanes)
-            _WARP((cdiv(batch, mats),), *args, ROWS=rows, COLS=_pow2(n), LANES=lanes, WARPS=warps, num_warps=warps)
+            scratch = torch.empty((batch, 2 * cols), dtype=src.dtype, device=src.device) if split > 1 else lu
+            _WARP((cdiv(batch, mats),), src, lu, piv, info, scratch, *sizes, ROWS=rows, COLS=cols, LANES=lanes,
+                  WARPS=warps, SPLIT=split, num_warps=warps)  # fmt: skip
         else:
             mats, warps = _small_launch(m, n, src.element_size())
-            _BATCHED((cdiv(batch, mats),), *args, MATS=mats, ROWS=_pow2(m), COLS=_pow2(n), num_warps=warps)
+            _BATCHED((cdiv(batch, mats),), src, lu, piv, info, *sizes, MATS=mats, ROWS=_pow2(m), COLS=_pow2(n),
+                     num_warps=warps)  # fmt: skip
     return lu, piv, info
 
 
-def _warp_lanes(m: int, n: int) -> int:
-    """Threads per row of ``lu_warp_kernel`` for m x n matrices, or 0 where it does not take them (WARP_COLUMNS)."""
+def _warp_lanes(m: int, n: int, itemsize: int) -> int:
+    """Threads per row of ``lu_warp_kernel`` for m x n matrices of ``itemsize`` bytes, or 0 where it does not take
+    them (WARP_COLUMNS, WARP_SPLIT_THREADS): across warps, a thread's part of its row and of the pivot row, in
+    32-bit registers, must leave about 40 of the registers that one program per SM allows (128 x 128 float64
+    would not: it spilled 8-11 KB per thread)."""
     lanes = max(1, -(-_pow2(n) // WARP_COLUMNS))
-    return lanes if _pow2(m) * lanes <= 32 else 0
+    threads = _pow2(m) * lanes
+    part = _pow2(n) // lanes * itemsize // 4  # registers of a thread's part of a row
+    return lanes if threads <= 32 or (threads <= WARP_SPLIT_THREADS and 2 * part + 40 <= 65536 // threads) else 0
 
 
 def _small_launch(m: int, n: int, itemsize: int) -> tuple[int, int]:

@@ -1,12 +1,15 @@
-"""Batched LU of matrices of at most 32 rows, one warp per matrix, written in Gluon (explicit layouts).
+"""Batched LU of small matrices, each held in the registers of one warp or of a few, written in Gluon (explicit
+layouts).
 
-Each thread of a warp holds one row of its matrix in registers, or a part of one for rows of more than 32
-columns (``LANES`` threads to a row); matrices of 16 rows share a warp two at a time, of 8 rows four at a time.
-With the loop over the columns unrolled, the column of a step is a register of every thread and the pivot
-search is one reduction across the lanes; the pivot row reaches the other lanes by one ``shfl.sync.idx`` per
-register (the lane that holds it is known after the search), where a masked reduction over the rows costs five
-shuffle rounds and as many additions per register. Nothing goes through shared or global memory between the
-load and the store.
+Each thread holds one row of its matrix in registers, or a part of one for rows of more than 32 columns
+(``LANES`` threads to a row); matrices of 16 rows share a warp two at a time, of 8 rows four at a time, and a
+matrix of more than 32 threads' rows spans ``SPLIT`` warps. With the loop over the columns unrolled, the column of
+a step is a register of every thread and the pivot search is one reduction over the rows. Within one warp the
+pivot row reaches the other lanes by one ``shfl.sync.idx`` per register (the lane that holds it is known after the
+search), where a masked reduction over the rows costs five shuffle rounds and as many additions per register, and
+nothing goes through shared or global memory between the load and the store. Across warps the threads holding
+the pivot row write it to a small scratch row of their program (global memory, which stays in the SM's L1) and,
+after a barrier, every thread reads it back.
 
 Triton's interpreter cannot run Gluon: this kernel serves CUDA devices, ``lu_batched_kernel`` and the panel
 kernel (densela.kernels.lu) the interpreter, with the same pivots and results.
@@ -38,58 +41,84 @@ def _from_lane(x, lane):
 
 
 @gluon.jit
+def _column(x, l3, k4, PART_AT: gl.constexpr, REG_AT: gl.constexpr):
+    """Column ``PART_AT * PART + REG_AT`` of the rows ``x`` ([.., LANES, PART]: lane part, register): the register
+    is picked statically (the other registers give -0.0, which adds exactly), the lane part by a sum across the
+    lanes of a row."""
+    part = gl.sum(gl.where(k4 == REG_AT, x, -0.0), axis=3)
+    return gl.sum(gl.where(l3 == PART_AT, part, -0.0), axis=2)
+
+
+@gluon.jit
 def lu_warp_kernel(
-    src_ptr, lu_ptr, piv_ptr, info_ptr,
+    src_ptr, lu_ptr, piv_ptr, info_ptr, row_ptr,
     BATCH, M, N,
     stride_sb, stride_sm, stride_sn,
     stride_lb, stride_lm, stride_ln,
     stride_pb, stride_ib,
-    ROWS: gl.constexpr, COLS: gl.constexpr, LANES: gl.constexpr, WARPS: gl.constexpr,
+    ROWS: gl.constexpr, COLS: gl.constexpr, LANES: gl.constexpr, WARPS: gl.constexpr, SPLIT: gl.constexpr,
 ):  # fmt: skip
-    """Factors the M x N matrices of the batch ``src`` (any strides; ROWS and COLS powers of two >= M and N,
-    ROWS * LANES <= 32), each within one warp, LANES threads per row (a row per thread when LANES is 1; matrices
-    of fewer than 32 / LANES rows share a warp), WARPS warps per program: ``lu[b] = L U`` of ``P src[b]``, ``piv``
-    (0-based) and ``info`` (0 or the 1-based first zero pivot), as ``lu_batched_kernel`` computes them (the same
-    pivot, the first largest magnitude, NaN counting as infinite; rows keep their place in the registers and
-    carry their current position, and are stored at their final positions). ``lu`` may be ``src``: a matrix is
-    read whole by its warp before the warp writes it.
+    """Factors the M x N matrices of the batch ``src`` (any strides; ROWS and COLS powers of two >= M and N),
+    LANES threads per row (a row per thread when LANES is 1), each matrix within one warp (SPLIT 1: ROWS * LANES
+    <= 32, matrices of fewer than 32 / LANES rows share a warp) or across SPLIT warps (ROWS * LANES = 32 * SPLIT),
+    WARPS warps per program (a multiple of SPLIT): ``lu[b] = L U`` of ``P src[b]``, ``piv`` (0-based) and ``info``
+    (0 or the 1-based first zero pivot), as ``lu_batched_kernel`` computes them (the same pivot, the first largest
+    magnitude, NaN counting as infinite; rows keep their place in the registers and carry their current position,
+    and are stored at their final positions). ``row_ptr``: with SPLIT > 1, 2 * COLS items of scratch per matrix
+    of the grid (contiguous), where the pivot rows pass between warps; unused otherwise. ``lu`` may be ``src``: a
+    matrix is read whole by its warps before any of them writes it.
     """
-    GROUPS: gl.constexpr = 32 // (ROWS * LANES)  # matrices per warp
-    MATS: gl.constexpr = WARPS * GROUPS
-    PART: gl.constexpr = COLS // LANES  # columns per thread
-    L: gl.constexpr = gl.BlockedLayout([1, 1, PART], [GROUPS, ROWS, LANES], [WARPS, 1, 1], [2, 1, 0])
-    ROW: gl.constexpr = gl.SliceLayout(2, L)
+    ROWS_W: gl.constexpr = ROWS // SPLIT  # rows of a matrix in each of its warps
+    GROUPS: gl.constexpr = 32 // (ROWS_W * LANES)  # matrices per warp
+    MATS: gl.constexpr = WARPS // SPLIT * GROUPS
+    PART: gl.constexpr = COLS // LANES  # columns per thread: column l * PART + k is register k of lane part l
+    L: gl.constexpr = gl.BlockedLayout(
+        [1, 1, 1, PART], [GROUPS, ROWS_W, LANES, 1], [WARPS // SPLIT, SPLIT, 1, 1], [3, 2, 1, 0]
+    )
+    ROW: gl.constexpr = gl.SliceLayout(2, gl.SliceLayout(3, L))
     index = gl.arange(0, MATS, layout=gl.SliceLayout(1, ROW))
     mat = gl.program_id(0).to(gl.int64) * MATS + index
     r = gl.arange(0, ROWS, layout=gl.SliceLayout(0, ROW))
-    c = gl.arange(0, COLS, layout=gl.SliceLayout(0, gl.SliceLayout(1, L)))
-    m3 = mat[:, None, None]
-    r3 = r[None, :, None].to(gl.int64)
-    c3 = c[None, None, :]
-    inside = (m3 < BATCH) & (r3 < M) & (c3 < N)
-    blk = gl.load(src_ptr + m3 * stride_sb + r3 * stride_sm + c3.to(gl.int64) * stride_sn, mask=inside, other=0.0)
+    l3 = gl.arange(0, LANES, layout=gl.SliceLayout(0, gl.SliceLayout(1, gl.SliceLayout(3, L))))[None, None, :]
+    k4 = gl.arange(0, PART, layout=gl.SliceLayout(0, gl.SliceLayout(1, gl.SliceLayout(2, L))))[None, None, None, :]
+    l4 = l3[:, :, :, None]
+    m4 = mat[:, None, None, None]
+    r4 = r[None, :, None, None].to(gl.int64)
+    c4 = l4 * PART + k4
+    inside = (m4 < BATCH) & (r4 < M) & (c4 < N)
+    blk = gl.load(src_ptr + m4 * stride_sb + r4 * stride_sm + c4.to(gl.int64) * stride_sn, mask=inside, other=0.0)
     row = r[None, :] + gl.zeros([MATS, ROWS], gl.int32, ROW)  # the register row of each thread
     pos = row  # its current position
-    # the lane holding row 0 of the matrix, plus which part of a row each register belongs to
-    lane0 = ((index % GROUPS) * (ROWS * LANES))[:, None, None] + c3 // PART + gl.zeros_like(c3 + r3).to(gl.int32)
+    # the lane holding row 0 of the matrix, plus which part of a row each register belongs to (SPLIT 1)
+    lane0 = ((index % GROUPS) * (ROWS * LANES))[:, None, None, None] + l4 + gl.zeros_like(c4 + r4).to(gl.int32)
     first_zero = gl.zeros([MATS, ROWS], gl.int32, ROW)
     steps = gl.minimum(M, N)
     for j in gl.static_range(COLS):
         if j < steps:
-            col = gl.sum(gl.where(c3 == j, blk, 0.0), axis=2)  # within each thread (and its row's other lanes)
+            col = _column(blk, l3, k4, j // PART, j % PART)
             mag = gl.abs(col)
             mag = gl.where(mag != mag, float("inf"), mag)
             mag = gl.where((pos >= j) & (row < M), mag, -1.0)
-            _, at, holder = gl.reduce((mag, pos, row), 1, _first_max)
-            prow = _from_lane(blk, lane0 + (holder * LANES)[:, None, None])
-            pivot = gl.sum(gl.where(c3 == j, prow, 0.0), axis=2)
+            # the first largest magnitude, its row (position and register row in one key) and signed value
+            _, key, pivot = gl.reduce((mag, pos * ROWS + row, col), 1, _first_max)
+            at = key // ROWS
+            holder = key % ROWS
+            if SPLIT == 1:
+                prow = _from_lane(blk, lane0 + (holder * LANES)[:, None, None, None])
+            else:  # the holder's threads write it, every thread reads it (a buffer per parity of j)
+                slot = row_ptr + (mat * (2 * COLS) + (j % 2) * COLS)[:, None, None, None] + c4 + 0 * r4
+                gl.store(slot, blk, mask=(row == holder[:, None])[:, :, None, None] & (c4 < COLS))
+                gl.thread_barrier()
+                prow = gl.load(slot)
             gl.store(piv_ptr + mat * stride_pb + j, at, mask=mat < BATCH)
-            first_zero = gl.where((first_zero == 0) & (pivot == 0), j + 1, first_zero)
+            first_zero = gl.where((first_zero == 0) & (pivot[:, None] == 0), j + 1, first_zero)
             pos = gl.where(pos == at[:, None], j, gl.where(pos == j, at[:, None], pos))
-            below = (pos > j) & (row < M)
-            lower = col / gl.where(pivot == 0, 1.0, pivot)
-            updated = gl.where(c3 == j, lower[:, :, None], blk - lower[:, :, None] * prow)
-            blk = gl.where(below[:, :, None] & (c3 >= j), updated, blk)
-    target = lu_ptr + m3 * stride_lb + pos[:, :, None].to(gl.int64) * stride_lm + c3.to(gl.int64) * stride_ln
+            below = ((pos > j) & (row < M))[:, :, None, None]
+            lower = (col / gl.where(pivot == 0, 1.0, pivot)[:, None])[:, :, None, None]
+            # column j and the columns from j on, by lane part and register (the register's test is static)
+            at_j = (l4 == j // PART) & (k4 == j % PART)
+            from_j = gl.where(k4 >= j % PART, l4 >= j // PART, l4 > j // PART)
+            blk = gl.where(below & from_j, gl.where(at_j, lower, blk - lower * prow), blk)
+    target = lu_ptr + m4 * stride_lb + pos[:, :, None, None].to(gl.int64) * stride_lm + c4.to(gl.int64) * stride_ln
     gl.store(target, blk, mask=inside)
     gl.store(info_ptr + mat[:, None] * stride_ib + 0 * row, first_zero, mask=(row == 0) & (mat[:, None] < BATCH))
