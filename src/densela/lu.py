@@ -360,8 +360,9 @@ def _factor_small(
             warps = split if split > 1 else WARP_WARPS if rows > 16 else 1
             mats = warps * 32 // (rows * lanes)
             scratch = torch.empty((batch, 2 * cols), dtype=src.dtype, device=src.device) if split > 1 else lu
+            cap = {"maxnreg": _warp_registers(m, n, lanes, src.element_size())} if split > 1 else {}
             _WARP((cdiv(batch, mats),), src, lu, piv, info, scratch, *sizes, ROWS=rows, COLS=cols, LANES=lanes,
-                  WARPS=warps, SPLIT=split, num_warps=warps)  # fmt: skip
+                  WARPS=warps, SPLIT=split, num_warps=warps, **cap)  # fmt: skip
         else:
             mats, warps = _small_launch(m, n, src.element_size())
             _BATCHED((cdiv(batch, mats),), src, lu, piv, info, *sizes, MATS=mats, ROWS=_pow2(m), COLS=_pow2(n),
@@ -371,13 +372,21 @@ def _factor_small(
 
 def _warp_lanes(m: int, n: int, itemsize: int) -> int:
     """Threads per row of ``lu_warp_kernel`` for m x n matrices of ``itemsize`` bytes, or 0 where it does not take
-    them (WARP_COLUMNS, WARP_SPLIT_THREADS): across warps, a thread's part of its row and of the pivot row, in
-    32-bit registers, must leave about 40 of the registers that one program per SM allows (128 x 128 float64
-    would not: it spilled 8-11 KB per thread)."""
+    them (WARP_COLUMNS, WARP_SPLIT_THREADS; across warps, ``_warp_registers``)."""
     lanes = max(1, -(-_pow2(n) // WARP_COLUMNS))
     threads = _pow2(m) * lanes
-    part = _pow2(n) // lanes * itemsize // 4  # registers of a thread's part of a row
-    return lanes if threads <= 32 or (threads <= WARP_SPLIT_THREADS and 2 * part + 40 <= 65536 // threads) else 0
+    return lanes if threads <= 32 or (threads <= WARP_SPLIT_THREADS and _warp_registers(m, n, lanes, itemsize)) else 0
+
+
+def _warp_registers(m: int, n: int, lanes: int, itemsize: int) -> int:
+    """Registers per thread for a program of ``lu_warp_kernel`` spread over warps: as many as the most programs
+    that fit an SM leave each, where a thread needs about 40 besides its part of its row and of the pivot row;
+    0 where not one program fits (128 x 128 float64: it spilled 8-11 KB per thread). H100, 2026-11-24: 64 x 64
+    float64 compiles to 198 registers uncapped (two programs per SM), to 160 without spilling."""
+    threads = _pow2(m) * lanes
+    need = 2 * (_pow2(n) // lanes * itemsize // 4) + 40
+    programs = 65536 // (threads * need)
+    return min(255, 65536 // (threads * programs) // 8 * 8) if programs else 0
 
 
 def _small_launch(m: int, n: int, itemsize: int) -> tuple[int, int]:

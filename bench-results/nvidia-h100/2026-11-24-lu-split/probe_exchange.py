@@ -1,7 +1,8 @@
 """Variants of lu_warp_kernel's cross-warp pivot-row exchange, GPU time of lu_factor_ex on batches (2026-11-24).
 
 A: as committed (plain loads of the scratch row after the barrier); B: loads at L2 (.cg); C: no exchange (each
-thread's own row taken as the pivot row: wrong factors, the exchange's cost bounded); torch's best path beside.
+thread's own row taken as the pivot row: wrong factors, the exchange's cost bounded); U: A without the register
+cap of lu._warp_registers (if the tree has one); torch's best path beside.
 """
 import importlib.util, json, os, sys, tempfile, time
 from pathlib import Path
@@ -47,13 +48,19 @@ for count, m, n in shapes:
         torch.backends.cuda.preferred_linalg_library("default")
         ref_lu, ref_piv = torch.linalg.lu_factor(a[:100])
         row = dict(count=count, m=m, n=n, dtype=str(dtype), cusolver_ms=cus, magma_ms=mag)
-        for name, k in kernels.items():
+        runs = dict(kernels)
+        if "U" in os.environ.get("VARIANTS", "") and hasattr(lu_module, "_warp_registers"):
+            runs["U"] = kernels["A"]
+        capped = getattr(lu_module, "_warp_registers", None)
+        for name, k in runs.items():
             lu_module._WARP = k
+            if capped:
+                lu_module._warp_registers = (lambda *args: 255) if name == "U" else capped
             lu, piv, _ = dl.lu_factor_ex(a)
             same = bool(torch.equal(piv[:100], (ref_piv - 1).to(torch.int32)))
             row[name] = gpu_ms(lambda: dl.lu_factor_ex(a)); row[name + "_pivots"] = same
         best = min(cus, mag)
         print(f"{count}x{m}x{n} {str(dtype)[6:]}: torch best {best:.3f} ms | " + " | ".join(
-            f"{k} {row[k]:.3f} ({best / row[k]:.2f}x{'' if row[k + '_pivots'] else ', pivots differ'})" for k in kernels), flush=True)
+            f"{k} {row[k]:.3f} ({best / row[k]:.2f}x{'' if row[k + '_pivots'] else ', pivots differ'})" for k in runs), flush=True)
         with open(os.path.join(OUT, "probe-exchange.jsonl"), "a") as f:
             f.write(json.dumps(row) + "\n")
