@@ -214,10 +214,10 @@ def batched() -> None:
                 base = {name: bench(vendor(name, a, check=False), 1.0)[0] for name in ("cusolver", "magma")}
                 torch.backends.cuda.preferred_linalg_library("default")
                 ms = bench(partial(dl.lu_factor_ex, a), 1.0)[0]
-                small, warp = lu_module.BATCHED_SMALL, lu_module._warp_lanes
-                lu_module.BATCHED_SMALL, lu_module._warp_lanes = 0, lambda m, n, size: 0
+                small, warp = lu_module.BATCHED_SMALL, lu_module._warp_launch
+                lu_module.BATCHED_SMALL, lu_module._warp_launch = 0, lambda m, n, size: None
                 panel_ms = bench(partial(dl.lu_factor_ex, a), 1.0)[0]
-                lu_module.BATCHED_SMALL, lu_module._warp_lanes = small, warp
+                lu_module.BATCHED_SMALL, lu_module._warp_launch = small, warp
                 best = min(base.values())
                 print(f"batched {count} x {n} {str(dtype)[6:]}: densela {ms:.3f} ms (panel kernel {panel_ms:.3f}), "
                       f"cusolver {base['cusolver']:.3f}, magma {base['magma']:.3f} -> {best / ms:.2f}x; "
@@ -233,7 +233,7 @@ def warp() -> None:
     """lu_warp_kernel (at each WARP_WARPS where a matrix takes one warp of 17 to 32 rows) against the path it
     replaces (lu_batched_kernel up to 16 x 16, else the panel kernel or the blocked algorithm) and torch's
     lu_factor_ex, on WARP_SHAPES: pivots against torch's on 200 matrices, GPU time (none synchronizes)."""
-    default = lu_module.WARP_WARPS, lu_module._warp_lanes
+    default = lu_module.WARP_WARPS, lu_module._warp_launch
     for count in (1000, 10000):
         for m, n in WARP_SHAPES:
             for dtype in (torch.float64, torch.float32):
@@ -241,9 +241,9 @@ def warp() -> None:
                 ref_lu, ref_piv = torch.linalg.lu_factor(a[:200])
                 base = {name: bench(vendor(name, a, check=False), 0.5)[0] for name in ("cusolver", "magma")}
                 torch.backends.cuda.preferred_linalg_library("default")
-                lu_module._warp_lanes = lambda m, n, size: 0
+                lu_module._warp_launch = lambda m, n, size: None
                 before = bench(partial(dl.lu_factor_ex, a), 0.5)[0]
-                lu_module._warp_lanes = default[1]
+                lu_module._warp_launch = default[1]
                 one_warp = lu_module._pow2(m) > 16 and lu_module._pow2(m) * lu_module._pow2(n) <= 32 * 32
                 for warps in (1, 2, 4, 8) if one_warp else (default[0],):
                     lu_module.WARP_WARPS = warps
@@ -258,7 +258,7 @@ def warp() -> None:
                     record(kind="warp", count=count, m=m, n=n, dtype=str(dtype), warps=warps, densela_ms=ms,
                            before_ms=before, pivots_equal=same, max_diff=err,
                            **{f"{k}_ex_ms": v for k, v in base.items()})  # fmt: skip
-    lu_module.WARP_WARPS, lu_module._warp_lanes = default
+    lu_module.WARP_WARPS, lu_module._warp_launch = default
 
 
 def whole_sweep(budget_s: float) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 
@@ -85,7 +85,7 @@ WARP_COLUMNS = 32
 thread holding at most this many columns of a row (rows of up to 32 columns one thread each, of 64 two, of 128
 four): those of at most 32 threads' rows one warp per matrix, larger ones (up to WARP_SPLIT_THREADS threads)
 over several warps, which pass the pivot row through a scratch row in memory, where the registers allow
-(``_warp_lanes``). H100, 2026-11-24 (bench-results/nvidia-h100/2026-11-24-lu-warp/): an earlier version for 64-row
+(``_warp_launch``). H100, 2026-11-24 (bench-results/nvidia-h100/2026-11-24-lu-warp/): an earlier version for 64-row
 matrices, the pivot row passed through the matrix's own (column-major) memory, ran at 0.5-0.9x the panel kernel
 and was dropped."""
 WARP_SPLIT_THREADS = 256
@@ -297,9 +297,9 @@ def factor(
     """
     batch, m, n = src.shape
     if batch > 1 and call.backend != "torch" and min(m, n):
-        lanes = _warp_lanes(m, n, src.element_size()) if call.run_device.type == "cuda" and not INTERPRET else 0
-        if lanes or _pow2(m) * _pow2(n) <= BATCHED_SMALL:
-            return _factor_small(call, src, in_place, lanes)
+        warp = _warp_launch(m, n, src.element_size()) if call.run_device.type == "cuda" and not INTERPRET else None
+        if warp or _pow2(m) * _pow2(n) <= BATCHED_SMALL:
+            return _factor_small(call, src, in_place, warp)
     one_launch = batch > 1 and _whole(src)
     if in_place or one_launch or call.backend == "torch" or call.run_device.type != "cuda" or min(m, n) == 0:
         return _factor_eager(call, src if in_place else column_major(src, call.run_device), precision)
@@ -342,51 +342,68 @@ def _factor_eager(call: Call, a: torch.Tensor, precision: str) -> tuple[torch.Te
 
 
 def _factor_small(
-    call: Call, src: torch.Tensor, in_place: bool, lanes: int
+    call: Call, src: torch.Tensor, in_place: bool, warp: _WarpLaunch | None
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Factors the batch ``src`` of small matrices in one launch, by ``lu_warp_kernel`` with ``lanes`` threads
-    per row (``_warp_lanes``) or, ``lanes`` 0, by ``lu_batched_kernel``: reads ``src`` as it is laid out and
-    writes a column-major ``lu`` (``src`` itself when ``in_place``)."""
+    """Factors the batch ``src`` of small matrices in one launch, by ``lu_warp_kernel`` as ``warp`` says
+    (``_warp_launch``) or, without one, by ``lu_batched_kernel``: reads ``src`` as it is laid out and writes a
+    column-major ``lu`` (``src`` itself when ``in_place``)."""
     batch, m, n = src.shape
     src = src.to(call.run_device)
     lu = src if in_place else torch.empty((batch, n, m), dtype=src.dtype, device=src.device).mT
     piv = torch.empty((batch, min(m, n)), dtype=torch.int32, device=src.device)
     info = torch.empty((batch,), dtype=torch.int32, device=src.device)
     sizes = (batch, m, n, *src.stride(), *lu.stride(), piv.stride(0), info.stride(0))
+    rows, cols = _pow2(m), _pow2(n)
     with call.guard():
-        if lanes:
-            rows, cols = _pow2(m), _pow2(n)
-            split = max(1, rows * lanes // 32)  # warps per matrix
-            warps = split if split > 1 else WARP_WARPS if rows > 16 else 1
-            mats = warps * 32 // (rows * lanes)
-            scratch = torch.empty((batch, 2 * cols), dtype=src.dtype, device=src.device) if split > 1 else lu
-            cap = {"maxnreg": _warp_registers(m, n, lanes, src.element_size())} if split > 1 else {}
-            _WARP((cdiv(batch, mats),), src, lu, piv, info, scratch, *sizes, ROWS=rows, COLS=cols, LANES=lanes,
-                  WARPS=warps, SPLIT=split, num_warps=warps, **cap)  # fmt: skip
+        if warp:
+            split = warp.split > 1
+            scratch = torch.empty((batch, 2 * cols), dtype=src.dtype, device=src.device) if split else lu
+            cap = {"maxnreg": warp.registers} if split else {}
+            _WARP((cdiv(batch, warp.mats),), src, lu, piv, info, scratch, *sizes, ROWS=rows, COLS=cols,
+                  LANES=warp.lanes, WARPS=warp.warps, SPLIT=warp.split, num_warps=warp.warps, **cap)  # fmt: skip
         else:
             mats, warps = _small_launch(m, n, src.element_size())
-            _BATCHED((cdiv(batch, mats),), src, lu, piv, info, *sizes, MATS=mats, ROWS=_pow2(m), COLS=_pow2(n),
+            _BATCHED((cdiv(batch, mats),), src, lu, piv, info, *sizes, MATS=mats, ROWS=rows, COLS=cols,
                      num_warps=warps)  # fmt: skip
     return lu, piv, info
 
 
-def _warp_lanes(m: int, n: int, itemsize: int) -> int:
-    """Threads per row of ``lu_warp_kernel`` for m x n matrices of ``itemsize`` bytes, or 0 where it does not take
-    them (WARP_COLUMNS, WARP_SPLIT_THREADS; across warps, ``_warp_registers``)."""
+class _WarpLaunch(NamedTuple):
+    """How ``lu_warp_kernel`` takes a batch of m x n matrices (``_warp_launch``)."""
+
+    lanes: int
+    """threads per row"""
+    split: int
+    """warps per matrix (1: a matrix within one warp)"""
+    warps: int
+    """warps per program"""
+    mats: int
+    """matrices per program"""
+    registers: int
+    """registers per thread when a matrix spans warps: as many as the most programs that fit an SM leave each"""
+
+
+def _warp_launch(m: int, n: int, itemsize: int) -> _WarpLaunch | None:
+    """``lu_warp_kernel``'s launch for m x n matrices of ``itemsize`` bytes, or None where it does not take them.
+
+    A thread holds at most WARP_COLUMNS columns of a row. Up to 32 threads' rows a matrix takes one warp (several
+    matrices share it); up to WARP_SPLIT_THREADS it spans warps, where a thread needs about 40 registers besides
+    its part of its row and of the pivot row, and at least one program must fit an SM (128 x 128 float64 would not:
+    it spilled 8-11 KB per thread). H100, 2026-11-24: 64 x 64 float64 compiles to 198 registers uncapped (two
+    programs per SM), to 160 without spilling, and took 2.33 ms for 10000 matrices capped at 168 (three per SM)
+    against 2.68 uncapped."""
+    rows = _pow2(m)
     lanes = max(1, -(-_pow2(n) // WARP_COLUMNS))
-    threads = _pow2(m) * lanes
-    return lanes if threads <= 32 or (threads <= WARP_SPLIT_THREADS and _warp_registers(m, n, lanes, itemsize)) else 0
-
-
-def _warp_registers(m: int, n: int, lanes: int, itemsize: int) -> int:
-    """Registers per thread for a program of ``lu_warp_kernel`` spread over warps: as many as the most programs
-    that fit an SM leave each, where a thread needs about 40 besides its part of its row and of the pivot row;
-    0 where not one program fits (128 x 128 float64: it spilled 8-11 KB per thread). H100, 2026-11-24: 64 x 64
-    float64 compiles to 198 registers uncapped (two programs per SM), to 160 without spilling."""
-    threads = _pow2(m) * lanes
+    threads = rows * lanes
+    if threads <= 32:
+        warps = WARP_WARPS if rows > 16 else 1
+        return _WarpLaunch(lanes, 1, warps, warps * 32 // threads, 255)
     need = 2 * (_pow2(n) // lanes * itemsize // 4) + 40
     programs = 65536 // (threads * need)
-    return min(255, 65536 // (threads * programs) // 8 * 8) if programs else 0
+    if threads > WARP_SPLIT_THREADS or not programs:
+        return None
+    split = threads // 32
+    return _WarpLaunch(lanes, split, split, 1, min(255, 65536 // (threads * programs) // 8 * 8))
 
 
 def _small_launch(m: int, n: int, itemsize: int) -> tuple[int, int]:
