@@ -2,7 +2,7 @@
 ``densela.tuning`` (a precursor of ``densela tune``, which sweeps the same way per shape bucket).
 
     python3 scripts/gemm-explore.py [GROUP ...]      # groups: thin thin-ws thin-ws16 small small64 small16 long-k
-                                                     #         mid16 16bit ieee overhead split-ws thin-k16 fma-sum
+                                                     #         mid16 16bit ieee overhead split-ws thin-k16
 
 Phase 1 compiles every variant in worker processes (filling Triton's cache); phase 2 times each in this
 process: the call's launches are captured in a CUDA graph, whose replays ``triton.testing.do_bench`` times
@@ -207,21 +207,6 @@ def _variants() -> list[Variant]:
         add("odd-side", "float32", "ieee", [odd[i] for i in (0, 3, 5, 6, 11)], [None], pad=side)
     for dt in ("bfloat16", "float16"):
         add("16bit", dt, "ieee", [(n, n, n) for n in (4096, 8192)], LARGE_16BIT)
-    # float32 FMA products of tiny outputs (gemm-thin: 12 x 12 x 1200 at 11 us where bfloat16 takes 8 on the same
-    # tiles, 1 x 1 x 100 at 9.7 against 5.3): Triton's FMA dot against broadcast products summed over K
-    # (``sum_k``), with one or two K steps per program (the tables' splits leave at least two)
-    tiny_out = [(1, 1, 100), (12, 12, 1200), (25, 25, 2500), (36, 36, 3600), (50, 50, 5000), (16, 16, 16384),
-                (100, 100, 1)]  # fmt: skip
-    for shape in tiny_out:
-        m, n, k = shape
-        cfgs = []
-        for bk in (16, 32, 64):
-            for warps in (1, 4):
-                for per in (1, 2):
-                    split = max(1, min(-(-k // bk) // per, 128))
-                    cfgs += [C(16, 16, bk, 1, warps, 3, split_k=split, sum_k=s) for s in (False, True)]
-        add("fma-sum", "float32", "ieee", [shape], sorted(set(cfgs), key=cfgs.index))
-        add("fma-sum", "bfloat16", "ieee", [shape], [])
     return out
 
 
@@ -431,7 +416,7 @@ def _describe(cfg: dict) -> str:
     return (
         f"{cfg['kernel']} {cfg['block_m']}x{cfg['block_n']}x{cfg['block_k']} w{cfg['num_warps']} s{cfg['num_stages']} "
         f"g{cfg['group_m']} split{cfg['split_k']} flat{cfg['flatten']} es{cfg.get('epilogue_split', 1)}"
-        f"{' pingpong' if cfg.get('pingpong') else ''}{' sum_k' if cfg.get('sum_k') else ''}"
+        f"{' pingpong' if cfg.get('pingpong') else ''}"
     )
 
 

@@ -321,7 +321,6 @@ def _launch_tiles(
             PRECISION=precision,
             ACC_DTYPE=acc_dtype,
             UPCAST=INTERPRET and a.dtype == torch.bfloat16,
-            SUM_K=cfg.sum_k,
             INDEX_64=index_64,
             HINTS=tuple(multiple_hint(x, most) for x in ints),
             BLOCK_M=cfg.block_m, BLOCK_N=cfg.block_n, BLOCK_K=cfg.block_k, GROUP_M=cfg.group_m,

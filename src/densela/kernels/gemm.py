@@ -69,7 +69,6 @@ def gemm_tiles_kernel(
     PRECISION: tl.constexpr,
     ACC_DTYPE: tl.constexpr,
     UPCAST: tl.constexpr,
-    SUM_K: tl.constexpr,
     INDEX_64: tl.constexpr,
     HINTS: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
@@ -94,8 +93,7 @@ def gemm_tiles_kernel(
     zero between launches); the program that counts last adds the partial sums, SUM_CHUNK slices per load,
     in a fixed order (so the result does not depend on scheduling), finishes the tile and resets the count.
     ``UPCAST`` converts operands to ACC_DTYPE before the dot (Triton's interpreter computes bf16 dots
-    wrongly). ``SUM_K``: products as broadcast products summed over K (``_multiply_add``). ``INDEX_64``
-    widens offsets when an operand spans more than 2**31 elements.
+    wrongly). ``INDEX_64`` widens offsets when an operand spans more than 2**31 elements.
     """
     (M, N, K, LOAD_N, stride_ab, stride_am, stride_ak, stride_bb, stride_bk, stride_bn, stride_cb, stride_cm,
      stride_cn, stride_ob, stride_om, stride_on) = (
@@ -140,14 +138,14 @@ def gemm_tiles_kernel(
     for _ in range(k_first, k_whole):
         a = tl.load(a_ptrs, mask=mask_m, other=0.0)
         b = tl.load(b_ptrs, mask=mask_n, other=0.0)
-        acc = _multiply_add(a, b, acc, PRECISION, ACC_DTYPE, UPCAST, SUM_K)
+        acc = _multiply_add(a, b, acc, PRECISION, ACC_DTYPE, UPCAST)
         a_ptrs += step_a
         b_ptrs += step_b
     if k_first < k_last and k_last * BLOCK_K > K:  # the partial last block of K is in this slice
         k_left = K - (k_last - 1) * BLOCK_K
         a = tl.load(a_ptrs, mask=mask_m & (offs_k[None, :] < k_left), other=0.0)
         b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_left) & mask_n, other=0.0)
-        acc = _multiply_add(a, b, acc, PRECISION, ACC_DTYPE, UPCAST, SUM_K)
+        acc = _multiply_add(a, b, acc, PRECISION, ACC_DTYPE, UPCAST)
 
     out_tile = out_ptr + batch * stride_ob
     c_tile = c_ptr + batch * stride_cb
@@ -177,18 +175,11 @@ HINTED = ("M", "N", "K", "LOAD_N", "stride_ab", "stride_am", "stride_ak", "strid
 
 
 @triton.jit
-def _multiply_add(
-    a, b, acc, PRECISION: tl.constexpr, ACC_DTYPE: tl.constexpr, UPCAST: tl.constexpr, SUM_K: tl.constexpr = False
-):
-    """``acc + a @ b`` in ``PRECISION``; with ``UPCAST`` the operands are first converted to ACC_DTYPE.
-
-    ``SUM_K`` (float32 FMA arithmetic on tiny tiles): the (M, K, N) broadcast products summed over K, where
-    Triton's FMA ``tl.dot`` walks K one step after another per output."""
+def _multiply_add(a, b, acc, PRECISION: tl.constexpr, ACC_DTYPE: tl.constexpr, UPCAST: tl.constexpr):
+    """``acc + a @ b`` in ``PRECISION``; with ``UPCAST`` the operands are first converted to ACC_DTYPE."""
     if UPCAST:
         a = a.to(ACC_DTYPE)
         b = b.to(ACC_DTYPE)
-    if SUM_K:
-        return acc + tl.sum(a.to(ACC_DTYPE)[:, :, None] * b.to(ACC_DTYPE)[None, :, :], axis=1)
     return tl.dot(a, b, acc, input_precision=PRECISION, out_dtype=ACC_DTYPE)
 
 

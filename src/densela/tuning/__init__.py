@@ -34,8 +34,7 @@ class GemmConfig(NamedTuple):
     ``flatten``: the TMA kernel pipelines across output tiles. ``epilogue_split``: the TMA and warp-specialized
     kernels store each tile in this many column slices (1, 2 or 4), so that their epilogue needs less shared
     memory. ``pingpong``: the warp-specialized kernel's consumer groups take alternate tiles whole
-    instead of sharing each tile. ``sum_k``: the tiles kernel multiplies its tiles as broadcast products summed
-    over K instead of through ``tl.dot`` (float32 FMA arithmetic on tiny tiles).
+    instead of sharing each tile.
     """
 
     block_m: int
@@ -49,7 +48,6 @@ class GemmConfig(NamedTuple):
     flatten: bool = True
     epilogue_split: int = 1
     pingpong: bool = False
-    sum_k: bool = False
 
 
 class TileConfig(NamedTuple):
