@@ -2,7 +2,7 @@
 ``densela.tuning`` (a precursor of ``densela tune``, which sweeps the same way per shape bucket).
 
     python3 scripts/gemm-explore.py [GROUP ...]      # groups: thin thin-ws thin-ws16 small small64 small16 long-k
-                                                     #         mid16 16bit ieee overhead split-ws thin-k16
+                                                     #         mid16 16bit ieee overhead split-ws thin-k16 tiny-fma
 
 Phase 1 compiles every variant in worker processes (filling Triton's cache); phase 2 times each in this
 process: the call's launches are captured in a CUDA graph, whose replays ``triton.testing.do_bench`` times
@@ -207,6 +207,16 @@ def _variants() -> list[Variant]:
         add("odd-side", "float32", "ieee", [odd[i] for i in (0, 3, 5, 6, 11)], [None], pad=side)
     for dt in ("bfloat16", "float16"):
         add("16bit", dt, "ieee", [(n, n, n) for n in (4096, 8192)], LARGE_16BIT)
+    # float32 FMA products of tiny outputs (gemm-thin: 12 x 12 x 1200 at 11 us where bfloat16 takes 8 on the same
+    # one-warp 16 x 16 tiles): Triton's FMA dot walks K serially per output, so fewer outputs per thread (more
+    # warps per tile) and K slices of one or a few steps each (the tables leave at least two)
+    tiny_out = [(1, 1, 100), (1, 1, 1000), (32, 32, 256), (64, 64, 512), (12, 12, 1200), (25, 25, 2500),
+                (36, 36, 3600), (50, 50, 5000), (16, 16, 16384), (100, 100, 1)]  # fmt: skip
+    for shape in tiny_out:
+        k = shape[2]
+        cfgs = [C(16, 16, bk, 1, warps, 3, split_k=split) for bk in (16, 32, 64, 128) for warps in (1, 4, 8)
+                for split in (1, 2, 4, 8, 16, 32, 64) if split <= -(-k // bk) and (split > 1 or k <= 1024)]  # fmt: skip
+        add("tiny-fma", "float32", "ieee", [shape], cfgs)
     return out
 
 
