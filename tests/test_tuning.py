@@ -206,6 +206,24 @@ def test_few_tile_16bit_splits(monkeypatch, m, n, k, stages, split):
     assert cfg.block_k == (64 if tiny_short else 128)
 
 
+@pytest.mark.parametrize(
+    "m, n, k, block_k, split",
+    [(1, 1, 100, 64, 1), (1, 1, 1000, 64, 8), (64, 64, 512, 64, 4), (12, 12, 1200, 64, 9), (36, 36, 3600, 64, 16),
+     (16, 16, 16384, 128, 32), (100, 100, 1, 16, 1)],
+)  # fmt: skip
+def test_tiny_float32_fma_outputs(monkeypatch, m, n, k, block_k, split):
+    """float32 FMA products of outputs up to TINY_SIDE square, whatever K: 16 x 16 tiles of TINY_FMA_WARPS warps
+    split along K as the 16-bit ones are (also below SPLIT_K_MIN_K, down to one slice); k <= 16 on one K step
+    of 16 x 16 tiles; bfloat16 keeps its one-warp tiles (the H100 sweeps of 2026-11-24, docs/performance.md)."""
+    monkeypatch.setattr(tuning, "INTERPRET", False)
+    monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
+    cfg = tuning.choose_gemm_config(m, n, k, torch.float32)
+    want = ("tiles", 16, 16, block_k, tuning.TINY_FMA_WARPS, split)
+    assert (cfg.kernel, cfg.block_m, cfg.block_n, cfg.block_k, cfg.num_warps, cfg.split_k) == want, cfg
+    if max(m, n) <= tuning.TINY_SIDE and k >= tuning.SPLIT_K_MIN_K:
+        assert tuning.choose_gemm_config(m, n, k, torch.bfloat16).num_warps == 1
+
+
 @pytest.mark.parametrize("device", [None, 0])
 def test_stages_fit_in_shared_memory(monkeypatch, device):
     """On a GPU with an H100's 227 KiB per program, a tiles configuration keeps only the pipeline stages that fit

@@ -126,6 +126,18 @@ they left 10 slices where steps of 64 leave 16: bfloat16 0.91 against 1.47); 16-
 stages where the programs fit in one wave (256 x 256 x 8192 0.89, was 0.68; 4096 x 64 x 8192 1.02-1.03, was
 0.83), three where two programs must share an SM (128 x 4096 x 4096, 256 programs: 0.88-0.89 with three
 stages, 0.73 with four, whose 128 KiB leave one program per SM; was 0.71)."""
+TINY_SIDE = 64
+"""Outputs of at most this many rows and columns are "tiny": split along K on ``_GEMM_SPLIT``'s 16 x 16 tiles."""
+TINY_FMA_WARPS = 4
+"""Warps per 16 x 16 tile for float32 FMA products of tiny outputs (and of any length of K): Triton's FMA dot
+walks K one step after another for each of a thread's outputs, and four warps leave two outputs per thread
+against eight with one (H100, 2026-11-24, ``bench-results/nvidia-h100/2026-11-24-tiny-fma/run2-*``, GPU time:
+12 x 12 x 1200 8.6-8.9 us against 11.1-11.8 with one warp, cuBLAS 11.0; 36 x 36 x 3600 10.3 against 14.0,
+cuBLAS 13.4; 1 x 1 x 1000 9.8 against 55 on the small tiles, cuBLAS 22.1; 64 x 64 x 512 8.3 against 15.0, cuBLAS
+11.4; eight warps no better)."""
+_GEMM_TINY_K_IEEE = GemmConfig(16, 16, 16, 1, 4, 3)
+"""float32 FMA products with k <= 16 whose 16 x 16 tiles fit in one wave: one K step per tile (100 x 100 x 1: 5.8
+us against 7.1 on ``_GEMM_SMALL_K``'s 32 x 32 x 128 tiles, cuBLAS 6.6; H100, the same run)."""
 _GEMM_THIN_K = GemmConfig(64, 128, 16, 8, 4, 2)
 """Products with k <= THIN_K and a large output (outer-product-like): the output write dominates."""
 _GEMM_THIN_K_IEEE = GemmConfig(64, 64, 16, 8, 4, 2)
@@ -405,30 +417,35 @@ def _table_choice(
     if arith == "16-bit" and tma and batch == 1 and mn >= SMALL_MN and mn * k <= MID_TMA_WORK:
         return _GEMM_MID_TMA
     sms = multiprocessors(device)
-    if k >= SPLIT_K_MIN_K:
+    tiny = max(m, n) <= TINY_SIDE
+    tiny_fma = tiny and arith == "ieee"
+    if k >= SPLIT_K_MIN_K or tiny_fma:
         if arith == "ieee" and tma and batch == 1 and min(m, n) >= SPLIT_WS_MIN_SIDE and warp_specialized(device):
             split = _ws_split(m, n, k, sms)
             if split > 1:
                 return _GEMM_LARGE["ieee"]._replace(split_k=split)
         # Output tiles too few to fill the GPU even when small: split K over more programs, about 1.5 per SM,
         # each with at least SPLIT_K_MIN_BLOCKS steps of K.
-        if max(m, n) <= 64:
+        if tiny:
             long = cdiv(k, _GEMM_SPLIT["tiny-long"].block_k) >= SPLIT_K_MIN_BLOCKS * SPLIT_K_MAX
-            choices = [_GEMM_SPLIT["tiny-long" if long else "tiny"]]
+            cfg = _GEMM_SPLIT["tiny-long" if long else "tiny"]
+            choices = [cfg._replace(num_warps=TINY_FMA_WARPS) if tiny_fma else cfg]
         else:
             choices = [_GEMM_SPLIT["16-bit"]] * (arith == "16-bit") + [_GEMM_SPLIT["other"]]
         for cfg in choices:
             tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n) * batch
             if tiles < sms:
                 wave = cfg is _GEMM_SPLIT["16-bit"]
-                split = _few_tiles_split(tiles, k, cfg, sms, tiny=max(m, n) <= 64, wave=wave)
+                split = _few_tiles_split(tiles, k, cfg, sms, tiny=tiny, wave=wave)
                 if split >= 2 and wave and tiles * split > sms:
                     return cfg._replace(split_k=split, num_stages=3)  # two programs per SM: 96 KiB each
-                if split >= 2:
-                    return cfg._replace(split_k=split)
+                if split >= 2 or tiny_fma:
+                    return cfg._replace(split_k=max(split, 1))
     if mn <= SMALL_MN:
         if arith == "float64" and batch == 1:
             return _GEMM_SMALL_FLOAT64
+        if arith == "ieee" and k <= _GEMM_TINY_K_IEEE.block_k and cdiv(m, 16) * cdiv(n, 16) * batch <= sms:
+            return _GEMM_TINY_K_IEEE
         return _GEMM_SMALL_K if k <= SMALL_K else _GEMM_SMALL
     return _balanced(_GEMM_MEDIUM[arith], m, n, k, batch, device)
 
