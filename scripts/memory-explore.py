@@ -3,7 +3,7 @@
 transpose_ (square and rectangular) across tile configurations, against the device-to-device copy measured
 in the same run. Writes JSON lines to $OUT/memory-explore.jsonl (or ./memory-explore.jsonl), prints a table.
 
-    python scripts/memory-explore.py [groups...]   # groups: hot transpose packed add square rect chunks c2r (default: all)
+    python scripts/memory-explore.py [groups...]   # groups: hot transpose packed add square rect chunks walk c2r (default: all)
 """
 
 from __future__ import annotations
@@ -261,6 +261,47 @@ def chunks(copy: float) -> None:
                 record(group="chunks", shape=list(shape), dtype=str(dtype), ahead=ahead, piece=piece, exact=exact,
                        ms=t, pct=nbytes / t / 1e6 / copy * 100, walk_ms=t - t_blocks)  # fmt: skip
     TR.CHUNK_AHEAD, TR.CHUNK_PIECE_BYTES, TR.LONG_SEGMENT = defaults
+
+
+def walk(copy: float) -> None:
+    """Where a chunk-walk transpose_'s time goes: the GPU time of each kernel and copy of one call (profiler), the
+    whole call (do_bench, L2 flushed), the block step and the walk alone on a prepared table, each walk setting."""
+    for shape, dtype in [((32768, 1024), torch.float32), ((8192, 3072), torch.float32), ((8192, 2048), torch.float64),
+                         ((16384, 2048), torch.bfloat16), ((32768, 1024), torch.bfloat16)]:  # fmt: skip
+        x = torch.randn(shape, device="cuda").to(dtype)
+        nbytes = 2 * x.numel() * x.element_size()
+        work = x.clone()
+        dl.transpose_(work)  # compiles, plans
+        parts = kernel_times(lambda: dl.transpose_(work))
+        t_call = ms(lambda: dl.transpose_(work))
+        plan = TR._chunk_plan(*shape)
+        words, vec = TR._as_words(work.reshape(-1), scaled=False)
+        t_blocks = ms(lambda: TR.launch_square_blocks(words, vec, plan.t, plan.a * plan.b, plan.b, (shape[1], 1),
+                                                        x.element_size()))  # fmt: skip
+        table = torch.from_numpy(plan.table).cuda()
+        saved = torch.empty(max(1, plan.copied) * plan.t * vec, dtype=words.dtype, device="cuda")
+        record(group="walk", shape=list(shape), dtype=str(dtype), parts={k: sum(v) for k, v in parts.items()},
+               call_ms=t_call, call_pct=nbytes / t_call / 1e6 / copy * 100, blocks_ms=t_blocks,
+               segments=plan.table.shape[1], copied=plan.copied, longest=plan.longest)  # fmt: skip
+        for ahead in (2, 4, 8, 16):
+            for piece in (1024, 2048, 4096, 8192):
+                size = words.element_size()
+                chunk = plan.t * vec
+                block = max(16, min(piece // size, triton.next_power_of_2(chunk)))
+                if block * ahead * size > 65536:
+                    continue
+
+                def moves() -> None:
+                    for save, count in ((True, plan.copied), (False, plan.table.shape[1])):
+                        if count:
+                            TR._CHUNKS((count, -(-chunk // block)), words, saved, table, plan.table.shape[1],
+                                       plan.copied, plan.a, plan.t, plan.b, chunk, SAVE=save, AHEAD=ahead, BLOCK=block,
+                                       num_warps=4)  # fmt: skip
+
+                t = ms(moves)
+                record(group="walk", shape=list(shape), dtype=str(dtype), ahead=ahead, piece=piece, walk_ms=t,
+                       walk_pct=nbytes / t / 1e6 / copy * 100, blocks_ms=t_blocks,
+                       both_pct=nbytes / (t + t_blocks) / 1e6 / copy * 100)  # fmt: skip
 
 
 def c2r(copy: float) -> None:
