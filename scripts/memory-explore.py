@@ -3,7 +3,7 @@
 transpose_ (square and rectangular) across tile configurations, against the device-to-device copy measured
 in the same run. Writes JSON lines to $OUT/memory-explore.jsonl (or ./memory-explore.jsonl), prints a table.
 
-    python scripts/memory-explore.py [groups...]   # groups: hot transpose packed add square rect chunks walk c2r (default: all)
+    python scripts/memory-explore.py [groups...]   # groups: hot transpose packed add square rect walk c2r (default: all)
 """
 
 from __future__ import annotations
@@ -232,37 +232,6 @@ def rect(copy: float) -> None:
     TR.C2R_MAX_GCD = limit
 
 
-def chunks(copy: float) -> None:
-    """The chunk walk's settings (CHUNK_AHEAD chunks in flight, for every segment length; CHUNK_PIECE_BYTES per
-    program) on the shapes that take it, checked bit for bit; the block step alone (on a copy) for scale."""
-    defaults = TR.CHUNK_AHEAD, TR.CHUNK_PIECE_BYTES, TR.LONG_SEGMENT
-    TR.LONG_SEGMENT = 10**9
-    for shape, dtype in [((32768, 1024), torch.float32), ((100000, 100), torch.float32), ((8192, 3072), torch.float32),
-                         ((8192, 2048), torch.float64), ((16384, 2048), torch.bfloat16)]:  # fmt: skip
-        x = torch.randn(shape, device="cuda").to(dtype)
-        expected = x.T.contiguous()
-        nbytes = 2 * x.numel() * x.element_size()
-        plan = TR._chunk_plan(*shape)
-        words, vec = TR._as_words(x.clone().reshape(-1), scaled=False)
-        t_blocks = ms(
-            lambda: TR.launch_square_blocks(
-                words, vec, plan.t, plan.a * plan.b, plan.b, (shape[1], 1), x.element_size()
-            )
-        )
-        record(group="chunks", shape=list(shape), dtype=str(dtype), step="blocks", ms=t_blocks,
-               pct=nbytes / t_blocks / 1e6 / copy * 100, segments=plan.table.shape[1], copied=plan.copied,
-               longest=plan.longest)  # fmt: skip
-        for ahead in (1, 2, 4, 8):
-            for piece in (1024, 2048, 4096):
-                TR.CHUNK_AHEAD, TR.CHUNK_PIECE_BYTES = ahead, piece
-                y = dl.transpose_(x.clone())
-                exact = bool(torch.equal(y, expected))
-                t = ms(alternate(y))
-                record(group="chunks", shape=list(shape), dtype=str(dtype), ahead=ahead, piece=piece, exact=exact,
-                       ms=t, pct=nbytes / t / 1e6 / copy * 100, walk_ms=t - t_blocks)  # fmt: skip
-    TR.CHUNK_AHEAD, TR.CHUNK_PIECE_BYTES, TR.LONG_SEGMENT = defaults
-
-
 def walk(copy: float) -> None:
     """Where a chunk-walk transpose_'s time goes: the GPU time of each kernel and copy of one call (profiler), the
     whole call (do_bench, L2 flushed), the block step and the walk alone on a prepared table, each walk setting."""
@@ -326,7 +295,7 @@ def c2r(copy: float) -> None:
 
 
 def main() -> None:
-    groups = sys.argv[1:] or ["hot", "transpose", "add", "square", "rect", "chunks", "c2r"]
+    groups = sys.argv[1:] or ["hot", "transpose", "add", "square", "rect", "walk", "c2r"]
     copy = copy_gbs()
     record(group="copy", gbs=copy, device=torch.cuda.get_device_name())
     for g in groups:

@@ -235,8 +235,8 @@ RECTANGULAR_PATHS = {
     "auto": {},
     "chunks": {"C2R_MAX_GCD": 0},  # blocks of gcd x gcd, then chunks along cycles
     # the same with cycles cut into many short segments (copied starts), walked two chunks at a time
-    "chunks-cut": {"C2R_MAX_GCD": 0, "WORKSPACE_ITEMS": 1, "CHUNK_AHEAD": 2},
-    "chunks-single": {"C2R_MAX_GCD": 0, "WORKSPACE_ITEMS": 1, "CHUNK_AHEAD": 1, "LONG_SEGMENT": 10**9},  # 1 a step
+    "chunks-cut": {"C2R_MAX_GCD": 0, "WORKSPACE_ITEMS": 1, "CHUNK_AHEAD_MAX": 2},
+    "chunks-single": {"C2R_MAX_GCD": 0, "WORKSPACE_ITEMS": 1, "CHUNK_AHEAD_MAX": 1},  # 1 a step
     "c2r": {"C2R_MAX_GCD": 10**9},  # rotation, row and column permutations on chip, whatever the gcd
     "c2r-staged": {"C2R_MAX_GCD": 10**9, "ONCHIP_ITEMS": 8, "STAGE_ITEMS": 4},  # long sides through scratch
     "c2r-wide": {"C2R_MAX_GCD": 10**9, "WIDE_INDEX": 0},  # 64-bit index arithmetic (sizes beyond 2^31)

@@ -190,18 +190,25 @@ MAX_SEGMENTS = 16384
 """Copies of segment starts beyond this many add no parallelism worth their memory."""
 
 CHUNK_PIECE_BYTES = 4096
-"""Bytes of each chunk that one program of the chunk walk moves (a chunk of more takes several programs); half as
-many for items of 1 or 2 bytes. The lab's transpose-inplace suite (H100, 2026-11-23) ran bfloat16 at 17-22% of
-the copy bandwidth with 4 KiB pieces and 21-29% with 2 KiB, float32 and float64 the other way round."""
+"""Bytes of each chunk that one program of the chunk walk moves (a chunk of more takes several programs), for
+every item size: the walk alone on the H100 (2026-11-24, ``bench-results/nvidia-h100/2026-11-24-walk/``) moved
+16384 x 2048 bfloat16 in 65 us with 4 KiB pieces against 76 with 2 KiB, and no shape ran faster with 8 KiB."""
 
-CHUNK_AHEAD = 4
-"""Chunks that the walk loads at once before storing them one step further along their cycle; twice as many
-when some segment makes LONG_SEGMENT moves or more. With 4 KiB pieces, 4 at a time was within 5% of the best
-setting on four of five shapes (1, 2, 4, 8 at a time x 1, 2, 4 KiB; H100, 2026-11-23, scripts/memory-explore.py
-chunks); 8192 x 3072 float32, whose 687 segments make up to 36 moves, ran 18% faster 8 at a time."""
+CHUNK_AHEAD_MAX = 16
+"""Most chunks the walk loads at once before storing them one step further along their cycle (``_walk_ahead``)."""
 
-LONG_SEGMENT = 32
-"""Moves of the longest segment from which the chunk walk loads 2 * CHUNK_AHEAD chunks at once."""
+CHUNK_TABLE_KEEP_BYTES = 1 << 20
+"""Segment tables up to this size stay on the device for the shape's next call (``_device_table``)."""
+
+
+def _walk_ahead(longest: int, piece_bytes: int) -> int:
+    """Chunks the walk loads at once: half the longest segment's moves rounded up to a power of two (a segment
+    of 3 moves walks 2 at a time), 2 to CHUNK_AHEAD_MAX, at most 64 KiB of a program's registers. The H100 sweep
+    of 2026-11-24 (the walk alone, 4 KiB pieces): segments of at most 3 moves 103 us at 2 against 108 at 4 (32768
+    x 1024 float32), of 13-14 moves 104 and 60 us at 16 against 113 and 65 at 4, of 36 moves 94 us at 8 and 96 at
+    16 (8192 x 3072 float32)."""
+    return max(1, min(CHUNK_AHEAD_MAX, max(2, triton.next_power_of_2(longest) // 2), 65536 // piece_bytes))
+
 
 MAX_PLAN_CHUNKS = 2**28
 """The chunk plan takes about 40 bytes of host memory per chunk: beyond this many chunks (10 GB) ``transpose_``
@@ -290,8 +297,12 @@ class _ChunkPlan(NamedTuple):
 def _chunk_plan(rows: int, cols: int) -> _ChunkPlan:
     """``_cut_cycles`` for a rows x cols transpose, with copies for at most ``WORKSPACE_ITEMS * (rows + cols)``
     items (and ``MAX_SEGMENTS`` chunks)."""
-    t = math.gcd(rows, cols)
-    return _cut_cycles(rows, cols, max(1, min(MAX_SEGMENTS, WORKSPACE_ITEMS * (rows + cols) // t)))
+    return _cut_cycles(rows, cols, _copy_budget(rows, cols))
+
+
+def _copy_budget(rows: int, cols: int) -> int:
+    """How many chunks the chunk walk of a rows x cols transpose may copy aside."""
+    return max(1, min(MAX_SEGMENTS, WORKSPACE_ITEMS * (rows + cols) // math.gcd(rows, cols)))
 
 
 @functools.lru_cache(maxsize=16)
@@ -538,14 +549,13 @@ def launch_transpose_rectangular(a: torch.Tensor, rows: int, cols: int) -> None:
     segments = plan.table.shape[1]
     if segments == 0:
         return
-    table = torch.from_numpy(plan.table).to(a.device)
+    table = _device_table(rows, cols, a.device)
     chunk = plan.t * vec
     # no cut cycle: nothing is saved, and the kernel's unused copy pointer is the matrix itself
     saved = torch.empty(plan.copied * chunk, dtype=words.dtype, device=a.device) if plan.copied else words
     size = words.element_size()
-    piece_bytes = CHUNK_PIECE_BYTES if size >= 4 else CHUNK_PIECE_BYTES // 2
-    piece = 16 if INTERPRET else max(16, min(piece_bytes // size, triton.next_power_of_2(chunk)))
-    ahead = CHUNK_AHEAD * (2 if plan.longest >= LONG_SEGMENT else 1)
+    piece = 16 if INTERPRET else max(16, min(CHUNK_PIECE_BYTES // size, triton.next_power_of_2(chunk)))
+    ahead = _walk_ahead(plan.longest, piece * size)
     for save, count in ((True, plan.copied), (False, segments)):
         if count:
             _CHUNKS((count, cdiv(chunk, piece)),
@@ -558,6 +568,22 @@ def launch_transpose_rectangular(a: torch.Tensor, rows: int, cols: int) -> None:
                 BLOCK=piece,
                 num_warps=4,
             )  # fmt: skip
+
+
+def _device_table(rows: int, cols: int, device: torch.device) -> torch.Tensor:
+    """The segment table of ``_chunk_plan(rows, cols)`` on ``device``: kept there for the shape's next call when it
+    is at most CHUNK_TABLE_KEEP_BYTES (a copy from host memory waits for the device to finish its queue: it took
+    150 of the 350 us of a 32768 x 1024 float32 transpose_ on the H100), else copied for this call."""
+    budget = _copy_budget(rows, cols)
+    table = _cut_cycles(rows, cols, budget).table
+    if table.nbytes > CHUNK_TABLE_KEEP_BYTES:
+        return torch.from_numpy(table).to(device)
+    return _kept_table(rows, cols, budget, device)
+
+
+@functools.lru_cache(maxsize=16)
+def _kept_table(rows: int, cols: int, budget: int, device: torch.device) -> torch.Tensor:
+    return torch.from_numpy(_cut_cycles(rows, cols, budget).table).to(device)
 
 
 def _launch_c2r(words: torch.Tensor, vec: int, rows: int, cols: int) -> None:
