@@ -236,9 +236,6 @@ item from its source row."""
 C2R_MAX_WARPS = 16
 """Most warps of a C2R step's program."""
 
-C2R_COLUMN_ITEMS = ONCHIP_ITEMS
-"""Words a C2R column step's program holds (whole columns of up to this many words, several to a program)."""
-
 STAGE_ITEMS = 4096
 """Items a program moves per step when the C2R steps stage a long row or column through scratch."""
 
@@ -272,18 +269,18 @@ def _c2r_plan(rows: int, cols: int, itemsize: int) -> _C2RPlan:
     vec = 2 if itemsize == 16 else 1
     budget = WORKSPACE_ITEMS * (rows + cols)
 
-    def side(length: int, count: int, staged_per_program: int, onchip: int) -> tuple[bool, int, int, int, int]:
+    def side(length: int, count: int, staged_per_program: int) -> tuple[bool, int, int, int, int]:
         """(staged, block, lines per program, programs, scratch items) for ``count`` lines of ``length`` items."""
         block = triton.next_power_of_2(length)
-        if block * vec <= min(onchip, ONCHIP_ITEMS):
-            per = max(1, min(64, onchip // (block * vec)))
+        if block * vec <= ONCHIP_ITEMS:
+            per = max(1, min(64, ONCHIP_ITEMS // (block * vec)))
             return False, block, per, cdiv(count, per), 0
         per = staged_per_program
         programs = max(1, min(cdiv(count, per), budget // (length * per)))
         return True, max(1, STAGE_ITEMS // (vec * per)), per, programs, programs * length * per
 
-    row_side = side(cols, rows, 1, ONCHIP_ITEMS)
-    col_side = side(rows, cols, max(1, 32 // itemsize), C2R_COLUMN_ITEMS)
+    row_side = side(cols, rows, 1)
+    col_side = side(rows, cols, max(1, 32 // itemsize))
     return _C2RPlan(*row_side[:4], *col_side[:4], max(row_side[4], col_side[4]))
 
 
