@@ -229,13 +229,6 @@ WIDE_INDEX = 2**31
 """The C2R steps form their index arithmetic in 64 bits from this value on (the row step's b * b, the column
 step's m n), in 32 bits below it."""
 
-C2R_GATHER = False
-"""The C2R column steps load whole rows of their columns and gather on chip (``tl.gather``), instead of loading each
-item from its source row."""
-
-C2R_MAX_WARPS = 16
-"""Most warps of a C2R step's program."""
-
 STAGE_ITEMS = 4096
 """Items a program moves per step when the C2R steps stage a long row or column through scratch."""
 
@@ -605,14 +598,14 @@ def _launch_c2r(words: torch.Tensor, vec: int, rows: int, cols: int) -> None:
     scratch = words.new_empty(plan.scratch_items * vec) if plan.scratch_items else words
 
     def warps(items: int) -> int:
-        return max(1, min(C2R_MAX_WARPS, items * vec // 1024))  # about 32 words per thread
+        return max(1, min(16, items * vec // 1024))  # about 32 words per thread
 
     def columns(rotate: bool) -> None:
         _SHUFFLE_COLUMNS((plan.col_programs,),
             words, scratch,
             rows, cols, b,
             ROTATE=rotate, BLOCK_M=plan.block_m, COLS=plan.per_program_cols, STAGED=plan.cols_staged, VEC=vec,
-            WIDE=rows * cols >= WIDE_INDEX, GATHER=C2R_GATHER, num_warps=warps(plan.block_m * plan.per_program_cols),
+            WIDE=rows * cols >= WIDE_INDEX, num_warps=warps(plan.block_m * plan.per_program_cols),
         )  # fmt: skip
 
     if c > 1:

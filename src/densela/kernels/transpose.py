@@ -356,7 +356,7 @@ def shuffle_columns_kernel(
     words_ptr, scratch_ptr,
     M, N, B,
     ROTATE: tl.constexpr, BLOCK_M: tl.constexpr, COLS: tl.constexpr, STAGED: tl.constexpr, VEC: tl.constexpr,
-    WIDE: tl.constexpr, GATHER: tl.constexpr,
+    WIDE: tl.constexpr,
 ):  # fmt: skip
     """A column step of the in-place C2R transpose of the row-major M x N matrix of items (VEC words each) at
     ``words_ptr``: every column q is permuted within itself, ``Z[p, q] = X[s, q]``. ROTATE: the first step,
@@ -364,8 +364,7 @@ def shuffle_columns_kernel(
     ``s = (l mod M + (l // M) // B) mod M`` with ``l = p N + q`` (in 64 bits when WIDE: M N >= 2^31).
 
     Columns of at most BLOCK_M items: program k permutes columns [k COLS, (k + 1) COLS), loading each item from
-    its source row (GATHER: loading the columns in order, in whole rows of COLS items, and gathering on chip),
-    then storing them in order. STAGED (longer columns): program k takes the blocks of COLS
+    its source row, then storing them in order. STAGED (longer columns): program k takes the blocks of COLS
     columns k, k + P, ... one at a time, copies the block to its M x COLS items of ``scratch_ptr`` and gathers
     from there, BLOCK_M rows at a time.
     """
@@ -394,10 +393,6 @@ def shuffle_columns_kernel(
         q = pid * COLS + c
         inside = (p < M) & (q < N) & (w < VEC)
         source = _column_source(p, q, M, N, B, ROTATE, WIDE)
-        if GATHER:
-            held = tl.load(words_ptr + (p.to(tl.int64) * N + q) * VEC + w, mask=inside)
-            moved = tl.gather(held, tl.where((p < M) & (q < N), source, p) + 0 * w, axis=0)
-        else:
-            moved = tl.load(words_ptr + (source.to(tl.int64) * N + q) * VEC + w, mask=inside)  # a gather in the columns
+        moved = tl.load(words_ptr + (source.to(tl.int64) * N + q) * VEC + w, mask=inside)  # a gather in the columns
         tl.debug_barrier()  # every word of the program's columns read before any is written
         tl.store(words_ptr + (p.to(tl.int64) * N + q) * VEC + w, moved, mask=inside)
