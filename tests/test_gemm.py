@@ -890,24 +890,33 @@ REPLAYED_PATHS = [
 ]
 
 
+@pytest.mark.parametrize("keep", [True, False], ids=["kept", "allocated"])
 @pytest.mark.parametrize("dtype, precision, cfg, pad_from", REPLAYED_PATHS)
-def test_replayed_copies_and_descriptors(device, monkeypatch, dtype, precision, cfg, pad_from):
-    """Launches that read operand copies (``_launch.scratch`` buffers, allocated anew on each replay) and TMA
-    descriptors over the operands or the copies (rebuilt on the new memory) replay too, on new data."""
+def test_replayed_copies_and_descriptors(device, monkeypatch, dtype, precision, cfg, pad_from, keep):
+    """Launches that read operand copies (``_launch.scratch`` buffers) and TMA descriptors over the operands or the
+    copies replay too, on new data: small copies are kept from the first replay on, with the views and descriptors
+    over them (built once), larger ones allocated anew on each replay; earlier results stay as they were."""
     _forced(monkeypatch, cfg)
+    monkeypatch.setattr(densela._launch, "KEEP_SCRATCH_BYTES", (4 << 20) if keep else 0)
     if pad_from:
         monkeypatch.setattr(GEMM_MODULE, "PAD_FROM_WORK", pad_from)
         monkeypatch.setattr(GEMM_MODULE, "THIN_K", 0)
-    results = []
-    for _ in range(3):
+    calls = []
+    for _ in range(4):
         a, b = make((24, 37), dtype, device), make((37, 20), dtype, device)
         out = dl.matmul(a, b, precision=precision)
         check(out, a, b, precision=precision, what="replayed copies")
-        results.append(out)
+        calls.append((out.clone(), out, a, b))
+    for saved, out, a, b in calls:
+        assert_identical(out, saved, "an earlier result after later replays")
+        check(out, a, b, precision=precision, what="an earlier result after later replays")
     (plan,) = densela._launch.PLANS.values()
     assert (plan is not None) == (INTERPRET or device == "cuda")
     if plan is not None:
         assert plan.scratch, "the operand copies are the plan's scratch buffers"
+        assert bool(plan.kept) == keep
+        assert len(plan.kept) == (len(plan.scratch) if keep else 0)
+        assert bool(plan.fixed) == keep, "views and descriptors over kept copies are built once"
 
 
 def test_a_launch_on_other_tensors_is_not_planned(device):

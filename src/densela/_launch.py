@@ -152,12 +152,15 @@ class Plan:
     """
 
     def __init__(self, result: torch.Tensor, launches: list[tuple[_Launch, list[Any], list[tuple[int, Any]]]],
-                 scratch: list[tuple[int, torch.dtype]], given: bool = False) -> None:  # fmt: skip
+                 scratch: list[tuple[int, torch.dtype]], given: bool = False, slots: int = 0) -> None:  # fmt: skip
         self.shape, self.dtype, self.device = result.shape, result.dtype, result.device
         self.given = given
         self.scratch = scratch
+        self.slots = slots  # the call's tensors (with its result); scratch buffers are numbered after them
         self.launches = [(launch.launcher.run, launch.entry, launch.grid, args, places, launch.kwargs)
                          for launch, args, places in launches]  # fmt: skip
+        self.kept: tuple[torch.Tensor, ...] = ()  # scratch buffers kept from replay to replay (KEEP_SCRATCH_BYTES)
+        self.fixed: dict[int, Any] = {}  # views and descriptors over the kept buffers alone, built once
 
     @staticmethod
     def record(slots: tuple[torch.Tensor, ...], run: Any) -> tuple[Any, Plan | None]:
@@ -201,7 +204,7 @@ class Plan:
                 args[position] = None  # filled in on each replay
                 places.append((position, spec))
             recorded.append((launch, args, places))
-        return result, Plan(result, recorded, [scratch[g] for g in groups], given)
+        return result, Plan(result, recorded, [scratch[g] for g in groups], given, len(slots))
 
     def __call__(self, *tensors: torch.Tensor) -> torch.Tensor:
         if self.given:
@@ -210,8 +213,8 @@ class Plan:
             result = torch.empty(self.shape, dtype=self.dtype, device=self.device)
             slots = (*tensors, result)
         if self.scratch:
-            slots = (*slots, *(torch.empty(n, dtype=dtype, device=self.device) for n, dtype in self.scratch))
-        built: dict[int, Any] = {}  # views and descriptors by their spec's id, each built once
+            slots = (*slots, *(self.kept or self._scratch()))
+        built = dict(self.fixed)  # views and descriptors by their spec's id, each built once
         for run, entry, grid, template, places, kwargs in self.launches:
             args = template.copy()
             for position, spec in places:
@@ -221,9 +224,50 @@ class Plan:
                 x = built.get(id(spec))
                 if x is None:
                     x = built[id(spec)] = spec.build(slots)
+                    if self.kept and _scratch_only(spec, self.slots):
+                        self.fixed[id(spec)] = x
                 args[position] = x
             run(entry, grid, args, kwargs)
         return result
+
+    def _scratch(self) -> tuple[torch.Tensor, ...]:
+        """New scratch buffers for one replay; kept for the next ones while they are small (KEEP_SCRATCH_BYTES per
+        plan, KEPT_SCRATCH_LIMIT in all): launches on the plan's one stream run in order, so a replay's copies
+        overwrite them only after the previous replay's launches read them."""
+        global _kept_scratch_bytes
+        buffers = tuple(torch.empty(n, dtype=dtype, device=self.device) for n, dtype in self.scratch)
+        size = sum(b.numel() * b.element_size() for b in buffers)
+        capturing = self.device.type == "cuda" and torch.cuda.is_current_stream_capturing()  # a graph's own memory
+        if size <= KEEP_SCRATCH_BYTES and _kept_scratch_bytes + size <= KEPT_SCRATCH_LIMIT and not capturing:
+            self.kept = buffers
+            _kept_scratch_bytes += size
+            weakref.finalize(self, _release_scratch, size)
+        return buffers
+
+
+KEEP_SCRATCH_BYTES = 4 << 20
+"""A plan keeps its scratch buffers (operand copies), with the views and TMA descriptors over them, from replay to
+replay when they take at most this many bytes: a float32 5000 x 50 x 5000 product (A copied into 16-byte rows)
+spent about 50 us of host time per replay allocating the copy and rebuilding its views and descriptors."""
+
+KEPT_SCRATCH_LIMIT = 256 << 20
+"""Bytes of scratch that all plans together keep."""
+
+_kept_scratch_bytes = 0
+
+
+def _release_scratch(size: int) -> None:
+    global _kept_scratch_bytes
+    _kept_scratch_bytes -= size
+
+
+def _scratch_only(spec: Any, slots: int) -> bool:
+    """Whether a recorded argument is built from scratch buffers alone (numbered from ``slots`` on)."""
+    if type(spec) is int:
+        return spec >= slots
+    if type(spec) is _View:
+        return spec.group >= slots
+    return _scratch_only(spec.base, slots)
 
 
 def scratch(shape: tuple[int, ...], dtype: torch.dtype, device: torch.device) -> torch.Tensor:
