@@ -2,7 +2,8 @@
 ``densela.tuning`` (a precursor of ``densela tune``, which sweeps the same way per shape bucket).
 
     python3 scripts/gemm-explore.py [GROUP ...]      # groups: thin thin-ws thin-ws16 small small64 small16 long-k
-                                                     #         mid16 16bit ieee overhead split-ws thin-k16 tiny-fma
+                                                     #         mid16 16bit ieee overhead split-ws thin-k16
+                                                     #         tiny-fma tiny-16
 
 Phase 1 compiles every variant in worker processes (filling Triton's cache); phase 2 times each in this
 process: the call's launches are captured in a CUDA graph, whose replays ``triton.testing.do_bench`` times
@@ -217,6 +218,10 @@ def _variants() -> list[Variant]:
         cfgs = [C(16, 16, bk, 1, warps, 3, split_k=split) for bk in (16, 32, 64, 128) for warps in (1, 4, 8)
                 for split in (1, 2, 4, 8, 16, 32, 64) if split <= -(-k // bk) and (split > 1 or k <= 1024)]  # fmt: skip
         add("tiny-fma", "float32", "ieee", [shape], cfgs)
+        # bfloat16 on the same tiles (tensor-core dots; one warp per tile won the sweeps of 2026-11-23)
+        cfgs16 = [C(16, 16, bk, 1, warps, 3, split_k=split) for bk in (64, 128) for warps in (1, 2, 4)
+                  for split in (1, 4, 8, 16, 32) if split <= -(-k // bk) and (split > 1 or k <= 1024)]  # fmt: skip
+        add("tiny-16", "bfloat16", "ieee", [shape], cfgs16)
     return out
 
 
