@@ -224,6 +224,19 @@ def test_tiny_float32_fma_outputs(monkeypatch, m, n, k, block_k, split):
         assert tuning.choose_gemm_config(m, n, k, torch.bfloat16).num_warps == 1
 
 
+@pytest.mark.parametrize("m, n, k, split", [(1, 1, 1000, 8), (64, 64, 512, 4), (1, 1, 100, 0), (32, 32, 256, 0)])
+def test_tiny_16bit_outputs_split_from_small_k(monkeypatch, m, n, k, split):
+    """bfloat16 products of tiny outputs split along K on one-warp 16 x 16 tiles from K > SMALL_K on (below
+    SPLIT_K_MIN_K too); with K <= SMALL_K they stay on the small tiles (``split`` 0 here)."""
+    monkeypatch.setattr(tuning, "INTERPRET", False)
+    monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
+    cfg = tuning.choose_gemm_config(m, n, k, torch.bfloat16)
+    if split:
+        assert (cfg.block_m, cfg.block_n, cfg.num_warps, cfg.split_k) == (16, 16, 1, split), cfg
+    else:
+        assert cfg == tuning._GEMM_SMALL_K, cfg
+
+
 @pytest.mark.parametrize("device", [None, 0])
 def test_stages_fit_in_shared_memory(monkeypatch, device):
     """On a GPU with an H100's 227 KiB per program, a tiles configuration keeps only the pipeline stages that fit

@@ -127,7 +127,11 @@ stages where the programs fit in one wave (256 x 256 x 8192 0.89, was 0.68; 4096
 0.83), three where two programs must share an SM (128 x 4096 x 4096, 256 programs: 0.88-0.89 with three
 stages, 0.73 with four, whose 128 KiB leave one program per SM; was 0.71)."""
 TINY_SIDE = 64
-"""Outputs of at most this many rows and columns are "tiny": split along K on ``_GEMM_SPLIT``'s 16 x 16 tiles."""
+"""Outputs of at most this many rows and columns are "tiny": split along K on ``_GEMM_SPLIT``'s 16 x 16 tiles, from
+SPLIT_K_MIN_K on, and below it too in float32 FMA arithmetic and, for K > SMALL_K, in 16-bit (H100, 2026-11-24,
+``bench-results/nvidia-h100/2026-11-24-tiny-fma/run3-*``, GPU time: bfloat16 1 x 1 x 1000 8.3 us against 20.8 on
+the small tiles, cuBLAS 8.7; 64 x 64 x 512 8.1 against 11.2, cuBLAS 7.3; with K <= SMALL_K the small tiles' one
+or two K steps stay ahead: 1 x 1 x 100 5.8 against 7.0)."""
 TINY_FMA_WARPS = 4
 """Warps per 16 x 16 tile for float32 FMA products of tiny outputs (and of any length of K): Triton's FMA dot
 walks K one step after another for each of a thread's outputs, and four warps leave two outputs per thread
@@ -419,7 +423,8 @@ def _table_choice(
     sms = multiprocessors(device)
     tiny = max(m, n) <= TINY_SIDE
     tiny_fma = tiny and arith == "ieee"
-    if k >= SPLIT_K_MIN_K or tiny_fma:
+    tiny_split = tiny_fma or (tiny and arith == "16-bit" and k > SMALL_K)  # split below SPLIT_K_MIN_K too
+    if k >= SPLIT_K_MIN_K or tiny_split:
         if arith == "ieee" and tma and batch == 1 and min(m, n) >= SPLIT_WS_MIN_SIDE and warp_specialized(device):
             split = _ws_split(m, n, k, sms)
             if split > 1:
@@ -439,7 +444,7 @@ def _table_choice(
                 split = _few_tiles_split(tiles, k, cfg, sms, tiny=tiny, wave=wave)
                 if split >= 2 and wave and tiles * split > sms:
                     return cfg._replace(split_k=split, num_stages=3)  # two programs per SM: 96 KiB each
-                if split >= 2 or tiny_fma:
+                if split >= 2 or tiny_split:
                     return cfg._replace(split_k=max(split, 1))
     if mn <= SMALL_MN:
         if arith == "float64" and batch == 1:
