@@ -3,7 +3,7 @@
 
     python3 scripts/gemm-explore.py [GROUP ...]      # groups: thin thin-ws thin-ws16 small small64 small16 long-k
                                                      #         mid16 16bit ieee overhead split-ws thin-k16
-                                                     #         tiny-fma tiny-16
+                                                     #         tiny-fma tiny-16 small-w
 
 Phase 1 compiles every variant in worker processes (filling Triton's cache); phase 2 times each in this
 process: the call's launches are captured in a CUDA graph, whose replays ``triton.testing.do_bench`` times
@@ -222,6 +222,11 @@ def _variants() -> list[Variant]:
         cfgs16 = [C(16, 16, bk, 1, warps, 3, split_k=split) for bk in (64, 128) for warps in (1, 2, 4)
                   for split in (1, 4, 8, 16, 32) if split <= -(-k // bk) and (split > 1 or k <= 1024)]  # fmt: skip
         add("tiny-16", "bfloat16", "ieee", [shape], cfgs16)
+    # small squares below 1.0 of cuBLAS (bfloat16 256^3 0.96, float64 128^3 0.92): more warps on small tiles
+    small_w = [C(16, 16, bk, 1, w, 3, split_k=s) for bk in (32, 64, 128) for w in (1, 2, 4) for s in (1, 2)]
+    small_w += [C(32, 32, bk, 8, w, 3, split_k=s) for bk in (64, 128) for w in (4, 8) for s in (1, 2)]
+    for dt in ("bfloat16", "float64"):
+        add("small-w", dt, "ieee", [(128, 128, 128), (256, 256, 256)], small_w)
     return out
 
 
