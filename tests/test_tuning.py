@@ -224,6 +224,20 @@ def test_tiny_float32_fma_outputs(monkeypatch, m, n, k, block_k, split):
         assert tuning.choose_gemm_config(m, n, k, torch.bfloat16).num_warps == 1
 
 
+@pytest.mark.parametrize(
+    "n, dtype, want",
+    [(128, torch.float64, "_GEMM_SMALLER_FLOAT64"), (256, torch.float64, "_GEMM_SMALLER_FLOAT64"),
+     (512, torch.float64, "_GEMM_SMALL_FLOAT64"), (256, torch.bfloat16, "_GEMM_SMALL_K_16BIT"),
+     (128, torch.float32, "_GEMM_SMALL_K")],
+)  # fmt: skip
+def test_small_squares(monkeypatch, n, dtype, want):
+    """n^3 products up to 512: float64 on 16 x 16 tiles of two warps up to 256^3, 16-bit with both K steps of its
+    small tiles in flight (the H100 sweep of 2026-11-24, docs/performance.md)."""
+    monkeypatch.setattr(tuning, "INTERPRET", False)
+    monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
+    assert tuning.choose_gemm_config(n, n, n, dtype) == getattr(tuning, want)
+
+
 @pytest.mark.parametrize("m, n, k, split", [(1, 1, 1000, 8), (64, 64, 512, 4), (1, 1, 100, 0), (32, 32, 256, 0)])
 def test_tiny_16bit_outputs_split_from_small_k(monkeypatch, m, n, k, split):
     """bfloat16 products of tiny outputs split along K on one-warp 16 x 16 tiles from K > SMALL_K on (below
@@ -234,7 +248,7 @@ def test_tiny_16bit_outputs_split_from_small_k(monkeypatch, m, n, k, split):
     if split:
         assert (cfg.block_m, cfg.block_n, cfg.num_warps, cfg.split_k) == (16, 16, 1, split), cfg
     else:
-        assert cfg == tuning._GEMM_SMALL_K, cfg
+        assert cfg == tuning._GEMM_SMALL_K_16BIT, cfg
 
 
 @pytest.mark.parametrize("device", [None, 0])

@@ -104,6 +104,13 @@ _GEMM_SMALL_FLOAT64 = GemmConfig(32, 32, 64, 8, 4, 3)
 """m * n <= SMALL_MN in float64, one product: four warps on 32 x 32 tiles in K steps of 64 (H100, 2026-11-23,
 ``bench-results/nvidia-h100/2026-11-23-small-float64/small64.jsonl``: 256^3 1.00 of cuBLAS against 0.89 with
 ``_GEMM_SMALL_K``, 512^3 0.96 against 0.93 with ``_GEMM_SMALL``, 128^3 0.86 against 0.87)."""
+_GEMM_SMALLER_FLOAT64 = GemmConfig(16, 16, 64, 1, 2, 3)
+"""float64 outputs of at most 256 x 256 (one product): 16 x 16 tiles of two warps (H100, 2026-11-24,
+``bench-results/nvidia-h100/2026-11-24-tiny-fma/run4-*``, GPU time: 128^3 6.5 us against 7.5 on
+``_GEMM_SMALL_FLOAT64``, cuBLAS 7.1; 256^3 8.3 against 8.9, cuBLAS 8.2)."""
+_GEMM_SMALL_K_16BIT = GemmConfig(32, 32, 128, 8, 4, 3)
+"""``_GEMM_SMALL_K`` for 16-bit operands, with a third stage: both K steps of a 256^3 product in flight (the same
+run: bfloat16 256^3 6.6 us against 7.2 with two stages, cuBLAS 6.8; 128^3 6.1 against 6.0)."""
 _GEMM_MID_TMA = GemmConfig(64, 128, 64, 8, 4, 4, "tma")
 """2-D 16-bit products above MID_TILES_WORK up to MID_TMA_WORK whose rows TMA reads in place: 0.84-0.89 of
 cuBLAS at 1000^3 and 1100^3, above the tiles kernel there (H100)."""
@@ -448,10 +455,12 @@ def _table_choice(
                     return cfg._replace(split_k=max(split, 1))
     if mn <= SMALL_MN:
         if arith == "float64" and batch == 1:
-            return _GEMM_SMALL_FLOAT64
+            return _GEMM_SMALLER_FLOAT64 if mn <= 256 * 256 else _GEMM_SMALL_FLOAT64
         if arith == "ieee" and k <= _GEMM_TINY_K_IEEE.block_k and cdiv(m, 16) * cdiv(n, 16) * batch <= sms:
             return _GEMM_TINY_K_IEEE
-        return _GEMM_SMALL_K if k <= SMALL_K else _GEMM_SMALL
+        if k <= SMALL_K:
+            return _GEMM_SMALL_K_16BIT if arith == "16-bit" else _GEMM_SMALL_K
+        return _GEMM_SMALL
     return _balanced(_GEMM_MEDIUM[arith], m, n, k, batch, device)
 
 
