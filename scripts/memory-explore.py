@@ -252,25 +252,26 @@ def walk(copy: float) -> None:
         record(group="walk", shape=list(shape), dtype=str(dtype), parts={k: sum(v) for k, v in parts.items()},
                call_ms=t_call, call_pct=nbytes / t_call / 1e6 / copy * 100, blocks_ms=t_blocks,
                segments=plan.table.shape[1], copied=plan.copied, longest=plan.longest)  # fmt: skip
-        for ahead in (2, 4, 8, 16):
-            for piece in (1024, 2048, 4096, 8192):
-                size = words.element_size()
-                chunk = plan.t * vec
-                block = max(16, min(piece // size, triton.next_power_of_2(chunk)))
-                if block * ahead * size > 65536:
-                    continue
+        settings = [(a, p, 4) for a in (2, 4, 8, 16) for p in (1024, 2048, 4096, 8192)]
+        settings += [(a, 4096, w) for a in (2, 4, 8, 16) for w in (1, 2, 8)]
+        for ahead, piece, warps in settings:
+            size = words.element_size()
+            chunk = plan.t * vec
+            block = max(16, min(piece // size, triton.next_power_of_2(chunk)))
+            if block * ahead * size > 65536:
+                continue
 
-                def moves() -> None:
-                    for save, count in ((True, plan.copied), (False, plan.table.shape[1])):
-                        if count:
-                            TR._CHUNKS((count, -(-chunk // block)), words, saved, table, plan.table.shape[1],
-                                       plan.copied, plan.a, plan.t, plan.b, chunk, SAVE=save, AHEAD=ahead, BLOCK=block,
-                                       num_warps=4)  # fmt: skip
+            def moves() -> None:
+                for save, count in ((True, plan.copied), (False, plan.table.shape[1])):
+                    if count:
+                        TR._CHUNKS((count, -(-chunk // block)), words, saved, table, plan.table.shape[1],
+                                   plan.copied, plan.a, plan.t, plan.b, chunk, SAVE=save, AHEAD=ahead, BLOCK=block,
+                                   num_warps=warps)  # fmt: skip
 
-                t = ms(moves)
-                record(group="walk", shape=list(shape), dtype=str(dtype), ahead=ahead, piece=piece, walk_ms=t,
-                       walk_pct=nbytes / t / 1e6 / copy * 100, blocks_ms=t_blocks,
-                       both_pct=nbytes / (t + t_blocks) / 1e6 / copy * 100)  # fmt: skip
+            t = ms(moves)
+            record(group="walk", shape=list(shape), dtype=str(dtype), ahead=ahead, piece=piece, warps=warps, walk_ms=t,
+                   walk_pct=nbytes / t / 1e6 / copy * 100, blocks_ms=t_blocks,
+                   both_pct=nbytes / (t + t_blocks) / 1e6 / copy * 100)  # fmt: skip
 
 
 def c2r(copy: float) -> None:
