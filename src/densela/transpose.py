@@ -210,6 +210,14 @@ def _walk_ahead(longest: int, piece_bytes: int) -> int:
     return max(1, min(CHUNK_AHEAD_MAX, max(2, triton.next_power_of_2(longest) // 2), 65536 // piece_bytes))
 
 
+def _walk_warps(held_bytes: int) -> int:
+    """Warps of a chunk-walk program that holds ``held_bytes`` (its chunks in flight): one per 8 KiB, 1 to 4. H100,
+    2026-11-24 (``bench-results/nvidia-h100/2026-11-24-walk/run4-*``, the walk alone): 2 chunks of 2 KiB (32768 x 1024
+    bfloat16) 76 us on one warp against 92 on four; 2 of 4 KiB 99 against 103; 8 of 4 KiB 94 on four, 97 on two,
+    102 on one; 16 of 4 KiB 104 on four, 110 on eight."""
+    return max(1, min(4, held_bytes // 8192))
+
+
 MAX_PLAN_CHUNKS = 2**28
 """The chunk plan takes about 40 bytes of host memory per chunk: beyond this many chunks (10 GB) ``transpose_``
 refuses with a ValueError rather than exhaust the host. Only sides sharing 32 or more get a plan, so this
@@ -566,7 +574,7 @@ def launch_transpose_rectangular(a: torch.Tensor, rows: int, cols: int) -> None:
                 SAVE=save,
                 AHEAD=ahead,
                 BLOCK=piece,
-                num_warps=4,
+                num_warps=_walk_warps(ahead * piece * size),
             )  # fmt: skip
 
 
