@@ -152,7 +152,7 @@ class Plan:
     """
 
     def __init__(self, result: torch.Tensor, launches: list[tuple[_Launch, list[Any], list[tuple[int, Any]]]],
-                 scratch: list[tuple[int, torch.dtype]], given: bool = False, slots: int = 0) -> None:  # fmt: skip
+                 scratch: list[tuple[int, torch.dtype]], given: bool, slots: int) -> None:  # fmt: skip
         self.shape, self.dtype, self.device = result.shape, result.dtype, result.device
         self.given = given
         self.scratch = scratch

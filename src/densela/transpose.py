@@ -198,7 +198,7 @@ CHUNK_AHEAD_MAX = 16
 """Most chunks the walk loads at once before storing them one step further along their cycle (``_walk_ahead``)."""
 
 CHUNK_TABLE_KEEP_BYTES = 1 << 20
-"""Segment tables up to this size stay on the device for the shape's next call (``_device_table``)."""
+"""Segment tables up to this size stay on the device for the shape's next call (``_kept_table``)."""
 
 
 def _walk_ahead(longest: int, piece_bytes: int) -> int:
@@ -207,7 +207,7 @@ def _walk_ahead(longest: int, piece_bytes: int) -> int:
     of 2026-11-24 (the walk alone, 4 KiB pieces): segments of at most 3 moves 103 us at 2 against 108 at 4 (32768
     x 1024 float32), of 13-14 moves 104 and 60 us at 16 against 113 and 65 at 4, of 36 moves 94 us at 8 and 96 at
     16 (8192 x 3072 float32)."""
-    return max(1, min(CHUNK_AHEAD_MAX, max(2, triton.next_power_of_2(longest) // 2), 65536 // piece_bytes))
+    return min(CHUNK_AHEAD_MAX, max(2, triton.next_power_of_2(longest) // 2), 65536 // piece_bytes)
 
 
 def _walk_warps(held_bytes: int) -> int:
@@ -305,12 +305,13 @@ class _ChunkPlan(NamedTuple):
 def _chunk_plan(rows: int, cols: int) -> _ChunkPlan:
     """``_cut_cycles`` for a rows x cols transpose, with copies for at most ``WORKSPACE_ITEMS * (rows + cols)``
     items (and ``MAX_SEGMENTS`` chunks)."""
-    return _cut_cycles(rows, cols, _copy_budget(rows, cols))
+    return _cut_cycles(*_plan_key(rows, cols))
 
 
-def _copy_budget(rows: int, cols: int) -> int:
-    """How many chunks the chunk walk of a rows x cols transpose may copy aside."""
-    return max(1, min(MAX_SEGMENTS, WORKSPACE_ITEMS * (rows + cols) // math.gcd(rows, cols)))
+def _plan_key(rows: int, cols: int) -> tuple[int, int, int]:
+    """(rows, cols, how many chunks the walk may copy aside): the arguments of ``_cut_cycles`` and the key of the
+    plan's table on a device (``_kept_table``)."""
+    return rows, cols, max(1, min(MAX_SEGMENTS, WORKSPACE_ITEMS * (rows + cols) // math.gcd(rows, cols)))
 
 
 @functools.lru_cache(maxsize=16)
@@ -551,13 +552,16 @@ def launch_transpose_rectangular(a: torch.Tensor, rows: int, cols: int) -> None:
     if _takes_c2r(rows, cols):
         _launch_c2r(words, vec, rows, cols)
         return
-    plan = _chunk_plan(rows, cols)
+    key = _plan_key(rows, cols)
+    plan = _cut_cycles(*key)
     if plan.t > 1:  # 1 x 1 blocks are their own transposes
         launch_square_blocks(words, vec, plan.t, plan.a * plan.b, plan.b, (cols, 1), a.element_size())
     segments = plan.table.shape[1]
     if segments == 0:
         return
-    table = _device_table(rows, cols, a.device)
+    # a table copied from host memory waits for the device to finish its queue: small ones stay on the device
+    keep = plan.table.nbytes <= CHUNK_TABLE_KEEP_BYTES
+    table = _kept_table(*key, a.device) if keep else torch.from_numpy(plan.table).to(a.device)
     chunk = plan.t * vec
     # no cut cycle: nothing is saved, and the kernel's unused copy pointer is the matrix itself
     saved = torch.empty(plan.copied * chunk, dtype=words.dtype, device=a.device) if plan.copied else words
@@ -578,19 +582,11 @@ def launch_transpose_rectangular(a: torch.Tensor, rows: int, cols: int) -> None:
             )  # fmt: skip
 
 
-def _device_table(rows: int, cols: int, device: torch.device) -> torch.Tensor:
-    """The segment table of ``_chunk_plan(rows, cols)`` on ``device``: kept there for the shape's next call when it
-    is at most CHUNK_TABLE_KEEP_BYTES (a copy from host memory waits for the device to finish its queue: it took
-    150 of the 350 us of a 32768 x 1024 float32 transpose_ on the H100), else copied for this call."""
-    budget = _copy_budget(rows, cols)
-    table = _cut_cycles(rows, cols, budget).table
-    if table.nbytes > CHUNK_TABLE_KEEP_BYTES:
-        return torch.from_numpy(table).to(device)
-    return _kept_table(rows, cols, budget, device)
-
-
 @functools.lru_cache(maxsize=16)
 def _kept_table(rows: int, cols: int, budget: int, device: torch.device) -> torch.Tensor:
+    """The segment table of ``_cut_cycles(rows, cols, budget)`` on ``device``, kept there for the shape's next calls
+    (tables of at most CHUNK_TABLE_KEEP_BYTES): its copy from host memory waited for the device to finish its queue,
+    150 of the 350 us of a 32768 x 1024 float32 ``transpose_`` on the H100."""
     return torch.from_numpy(_cut_cycles(rows, cols, budget).table).to(device)
 
 

@@ -456,8 +456,9 @@ def _table_choice(
     if mn <= SMALL_MN:
         if arith == "float64" and batch == 1:
             return _GEMM_SMALLER_FLOAT64 if mn <= 256 * 256 else _GEMM_SMALL_FLOAT64
-        if arith == "ieee" and k <= _GEMM_TINY_K_IEEE.block_k and cdiv(m, 16) * cdiv(n, 16) * batch <= sms:
-            return _GEMM_TINY_K_IEEE
+        tiny_k = _GEMM_TINY_K_IEEE
+        if arith == "ieee" and k <= tiny_k.block_k and cdiv(m, tiny_k.block_m) * cdiv(n, tiny_k.block_n) * batch <= sms:
+            return tiny_k
         if k <= SMALL_K:
             return _GEMM_SMALL_K_16BIT if arith == "16-bit" else _GEMM_SMALL_K
         return _GEMM_SMALL
