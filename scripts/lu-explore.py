@@ -226,18 +226,15 @@ def batched() -> None:
                        pivots_equal=same, **{f"{k}_ex_ms": v for k, v in base.items()})  # fmt: skip
 
 
-WARP_SHAPES = [(64, 64), (128, 128), (48, 48), (100, 100), (64, 40), (40, 64), (128, 64), (32, 32)]
-WARP_COUNTS = [1000, 10000]
-WARP_WORDS = [lu_module.WARP_WORDS]
+WARP_SHAPES = ((64, 64), (128, 128), (48, 48), (100, 100), (64, 40), (40, 64), (128, 64), (32, 32))
 
 
 def warp() -> None:
-    """lu_warp_kernel against the path it replaces (lu_batched_kernel up to 16 x 16, else the panel kernel or the
-    blocked algorithm) and torch's lu_factor_ex, on WARP_SHAPES: pivots against torch's on 200 matrices, GPU time
-    (none synchronizes); at each WARP_WARPS where a matrix takes one warp of 17 to 32 rows, at each of WARP_WORDS
-    where it spans warps."""
-    default = lu_module.WARP_WARPS, lu_module.WARP_WORDS, lu_module._warp_launch
-    for count in WARP_COUNTS:
+    """lu_warp_kernel (at each WARP_WARPS where a matrix takes one warp of 17 to 32 rows) against the path it
+    replaces (lu_batched_kernel up to 16 x 16, else the panel kernel or the blocked algorithm) and torch's
+    lu_factor_ex, on WARP_SHAPES: pivots against torch's on 200 matrices, GPU time (none synchronizes)."""
+    default = lu_module.WARP_WARPS, lu_module._warp_launch
+    for count in (1000, 10000):
         for m, n in WARP_SHAPES:
             for dtype in (torch.float64, torch.float32):
                 a = torch.randn(count, m, n, dtype=dtype, device=DEV)
@@ -246,30 +243,22 @@ def warp() -> None:
                 torch.backends.cuda.preferred_linalg_library("default")
                 lu_module._warp_launch = lambda m, n, size: None
                 before = bench(partial(dl.lu_factor_ex, a), 0.5)[0]
-                lu_module._warp_launch = default[2]
-                rows = lu_module._pow2(m)
-                one_warp = 16 < rows <= 32 and rows * lu_module._pow2(n) <= 32 * 32
-                for setting in (1, 2, 4, 8) if one_warp else WARP_WORDS if rows > 32 else (default[0],):
-                    if one_warp:
-                        lu_module.WARP_WARPS = setting
-                    else:
-                        lu_module.WARP_WORDS = setting
-                    launch = lu_module._warp_launch(m, n, a.element_size())
+                lu_module._warp_launch = default[1]
+                one_warp = lu_module._pow2(m) > 16 and lu_module._pow2(m) * lu_module._pow2(n) <= 32 * 32
+                for warps in (1, 2, 4, 8) if one_warp else (default[0],):
+                    lu_module.WARP_WARPS = warps
                     lu, piv, _ = dl.lu_factor_ex(a)
                     same = bool(torch.equal(piv[:200], (ref_piv - 1).to(torch.int32)))
                     err = float((lu[:200] - ref_lu).abs().max())
                     ms = bench(partial(dl.lu_factor_ex, a), 0.5)[0]
                     best = min(base.values())
-                    what = "warps" if one_warp else "words"
-                    print(f"warp {count} x {m}x{n} {str(dtype)[6:]} {what} {setting}: {ms:.4f} ms "
-                          f"(before {before:.4f}), "
+                    print(f"warp {count} x {m}x{n} {str(dtype)[6:]} warps {warps}: {ms:.4f} ms (before {before:.4f}), "
                           f"best torch {best:.4f} -> {best / ms:.2f}x (before {best / before:.2f}x); pivots {same}, "
-                          f"diff {err:.2g}; {launch}")  # fmt: skip
-                    record(kind="warp", count=count, m=m, n=n, dtype=str(dtype), **{what: setting}, densela_ms=ms,
-                           before_ms=before, pivots_equal=same, max_diff=err, launch=str(launch),
+                          f"diff {err:.2g}")  # fmt: skip
+                    record(kind="warp", count=count, m=m, n=n, dtype=str(dtype), warps=warps, densela_ms=ms,
+                           before_ms=before, pivots_equal=same, max_diff=err,
                            **{f"{k}_ex_ms": v for k, v in base.items()})  # fmt: skip
-                lu_module.WARP_WARPS, lu_module.WARP_WORDS = default[:2]
-    lu_module.WARP_WARPS, lu_module.WARP_WORDS, lu_module._warp_launch = default
+    lu_module.WARP_WARPS, lu_module._warp_launch = default
 
 
 def whole_sweep(budget_s: float) -> None:
@@ -384,16 +373,7 @@ def main() -> None:
     p.add_argument("--lookahead", default="0", help="lu.LOOKAHEAD values to time, e.g. 0,1")
     p.add_argument("--inverse-blocks", default=str(lu_module.INVERSE_BLOCK),
                    help="lu.INVERSE_BLOCK values to time the blocked lu_solve with, e.g. 128,256,512")  # fmt: skip
-    p.add_argument("--warp-shapes", default=None, help="warp's shapes, e.g. 64x64,128x128")
-    p.add_argument("--warp-counts", default=None, help="warp's batch sizes, e.g. 10000")
-    p.add_argument("--words", default=None, help="lu.WARP_WORDS values for warp, e.g. 32,64,128")
     args = p.parse_args()
-    if args.warp_shapes:
-        WARP_SHAPES[:] = [tuple(int(x) for x in s.split("x")) for s in args.warp_shapes.split(",")]
-    if args.warp_counts:
-        WARP_COUNTS[:] = [int(x) for x in args.warp_counts.split(",")]
-    if args.words:
-        WARP_WORDS[:] = [int(x) for x in args.words.split(",")]
     PANEL_ROWS[:] = [int(r) for r in args.panel_rows.split(",")]
     PANEL_PER_SM[:] = [int(p) for p in args.panel_per_sm.split(",")]
     LOOKAHEAD[:] = [bool(int(x)) for x in args.lookahead.split(",")]

@@ -21,7 +21,6 @@ from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 from triton.experimental.gluon._runtime import GluonASTSource
 
-from densela import lu
 from densela._arrays import INTERPRET
 from densela.kernels.gemm import HINTED, gemm_tiles_kernel, gemm_tma_kernel
 from densela.kernels.lu import interchange_rows_kernel, matvec_kernel, sweep_solve_kernel
@@ -285,21 +284,23 @@ def test_matvec_compiles_for_hopper(ones):
 
 @compiled
 @pytest.mark.parametrize("pointer", ["*fp32", "*fp64"])
-@pytest.mark.parametrize("rows, cols", [(8, 8), (16, 16), (32, 32), (16, 64), (32, 128), (64, 64), (128, 32)], ids=str)
-def test_lu_warp_kernel_keeps_each_matrix_in_registers(pointer: str, rows: int, cols: int) -> None:
-    """The batched LU of ``lu_warp_kernel``, as ``lu._warp_launch`` launches it, compiles for sm_90 with every
-    matrix in registers (no local memory). The pivot row moves between the lanes of a warp by shuffles; within
-    one warp nothing goes through shared memory, and a matrix spanning warps passes only each step's column
-    between them, through shared memory behind barriers (no global scratch)."""
-    launch = lu._warp_launch(rows, cols, 8 if pointer == "*fp64" else 4)
-    assert launch is not None
-    constants = dict(ROWS=rows, COLS=cols, SLOTS=launch.slots, LANES=launch.lanes, SPLIT=launch.split,
-                     WARPS=launch.warps)  # fmt: skip
-    ptx = compile_ptx(lu_warp_kernel, pointer, constants, num_warps=launch.warps,
+@pytest.mark.parametrize(
+    "rows, cols, lanes, warps, split",
+    [(8, 8, 1, 1, 1), (16, 16, 1, 1, 1), (32, 32, 1, 2, 1), (16, 64, 2, 1, 1), (64, 64, 2, 4, 4), (128, 32, 1, 4, 4)],
+)
+def test_lu_warp_kernel_keeps_each_matrix_in_registers(
+    pointer: str, rows: int, cols: int, lanes: int, warps: int, split: int
+) -> None:
+    """The batched LU of ``lu_warp_kernel`` compiles for sm_90 with every matrix in registers (no local memory).
+    Within one warp nothing goes through shared memory: the pivot row moves between lanes by shuffles, the pivot
+    search is a reduction within the warp. Across warps the pivot row goes through the scratch row, behind a
+    barrier."""
+    constants = dict(ROWS=rows, COLS=cols, LANES=lanes, WARPS=warps, SPLIT=split)
+    ptx = compile_ptx(lu_warp_kernel, pointer, constants, num_warps=warps,
                       pointers={"piv_ptr": "*i32", "info_ptr": "*i32"})  # fmt: skip
     assert "ld.local" not in ptx and "st.local" not in ptx
-    assert "shfl.sync.idx.b32" in ptx
-    if launch.split == 1:
+    if split == 1:
+        assert "shfl.sync.idx.b32" in ptx
         assert "st.shared" not in ptx and "bar.sync" not in ptx
     else:
-        assert "st.shared" in ptx and "bar.sync" in ptx
+        assert "shfl.sync.idx.b32" not in ptx and "bar.sync" in ptx

@@ -81,19 +81,17 @@ lu_factor_ex's GPU time against ``lu_panel_kernel`` one matrix per program: 8 x 
 from 32 x 32 on it was the slower one (10000 of 32 x 32 float64: 0.81 ms at best against 0.61, two runs)."""
 BATCHED_SMALL_BYTES = 4096
 WARP_COLUMNS = 32
-"""On CUDA devices, batched matrices are factored by ``lu_warp_kernel`` (Gluon, not interpretable), with each
-thread holding at most this many columns of a row in matrices of at most 32 rows (rows of up to 32 columns one
-thread each, of 64 two, of 128 four); several matrices share a warp where they have fewer than 32 threads' rows
-(``_warp_launch``)."""
-WARP_ROWS = 128
-"""Most rows of a matrix that ``lu_warp_kernel`` factors: from 33 rows on a matrix's rows lie across one warp's
-lanes, several to a thread, and its columns across warps (WARP_WORDS 32-bit words to a thread). Until 2026-11-24
-(bench-results/nvidia-h100/2026-11-24-lu-split/) its rows lay across warps, which passed each pivot row through
-memory: 10000 matrices of 64 x 64 float64 took 2.33-2.68 ms, and of 128 x 128 float32 (512 threads) 15.1 ms
-against 8.7 for the blocked path."""
-WARP_WORDS = 64
-"""32-bit words of its matrix that a thread of ``lu_warp_kernel`` holds when a matrix of more than 32 rows spans
-warps across its columns (float32 64 x 64: two warps, 128 x 128: eight; float64 twice as many)."""
+"""On CUDA devices, batched matrices are factored by ``lu_warp_kernel`` (Gluon, not interpretable) with each
+thread holding at most this many columns of a row (rows of up to 32 columns one thread each, of 64 two, of 128
+four): those of at most 32 threads' rows one warp per matrix, larger ones (up to WARP_SPLIT_THREADS threads)
+over several warps, which pass the pivot row through a scratch row in memory, where the registers allow
+(``_warp_launch``). H100, 2026-11-24 (bench-results/nvidia-h100/2026-11-24-lu-warp/): an earlier version for 64-row
+matrices, the pivot row passed through the matrix's own (column-major) memory, ran at 0.5-0.9x the panel kernel
+and was dropped."""
+WARP_SPLIT_THREADS = 256
+"""Most threads per matrix of ``lu_warp_kernel`` across warps (one program per matrix). H100, 2026-11-24: 10000
+matrices of 128 x 128 float32 over 16 warps (512 threads, four to a row) took 15.1 ms, against 8.7 for the
+blocked path; 128 x 64 over 8 warps 2.4 against 4.8."""
 WARP_WARPS = 2
 """Warps per program of ``lu_warp_kernel`` for matrices of 17 to 32 rows (a warp each); smaller ones (two or
 four to a warp) take one warp per program. H100, 2026-11-24, 10000 matrices of 32 x 32: 1, 2 or 4 warps within
@@ -358,9 +356,11 @@ def _factor_small(
     rows, cols = _pow2(m), _pow2(n)
     with call.guard():
         if warp:
-            cap = {"maxnreg": warp.registers} if warp.registers < 255 else {}
-            _WARP((cdiv(batch, warp.mats),), src, lu, piv, info, *sizes, ROWS=rows, COLS=cols, SLOTS=warp.slots,
-                  LANES=warp.lanes, SPLIT=warp.split, WARPS=warp.warps, num_warps=warp.warps, **cap)  # fmt: skip
+            split = warp.split > 1
+            scratch = torch.empty((batch, 2 * cols), dtype=src.dtype, device=src.device) if split else lu
+            cap = {"maxnreg": warp.registers} if split else {}
+            _WARP((cdiv(batch, warp.mats),), src, lu, piv, info, scratch, *sizes, ROWS=rows, COLS=cols,
+                  LANES=warp.lanes, WARPS=warp.warps, SPLIT=warp.split, num_warps=warp.warps, **cap)  # fmt: skip
         else:
             mats, warps = _small_launch(m, n, src.element_size())
             _BATCHED((cdiv(batch, mats),), src, lu, piv, info, *sizes, MATS=mats, ROWS=rows, COLS=cols,
@@ -371,46 +371,39 @@ def _factor_small(
 class _WarpLaunch(NamedTuple):
     """How ``lu_warp_kernel`` takes a batch of m x n matrices (``_warp_launch``)."""
 
-    slots: int
-    """rows per thread"""
     lanes: int
-    """lanes per row in a warp"""
+    """threads per row"""
     split: int
-    """warps across a matrix's columns"""
+    """warps per matrix (1: a matrix within one warp)"""
     warps: int
     """warps per program"""
     mats: int
     """matrices per program"""
     registers: int
-    """registers per thread: as many as the most programs that fit an SM leave each"""
+    """registers per thread when a matrix spans warps: as many as the most programs that fit an SM leave each"""
 
 
 def _warp_launch(m: int, n: int, itemsize: int) -> _WarpLaunch | None:
     """``lu_warp_kernel``'s launch for m x n matrices of ``itemsize`` bytes, or None where it does not take them.
 
-    Up to 32 rows, a thread holds a row, or WARP_COLUMNS columns of one, and several matrices share a warp if
-    they have fewer than 32 threads' rows. Up to WARP_ROWS rows, a thread holds m / 32 rows and as many of their
-    columns as WARP_WORDS 32-bit words allow, the rest lying across warps; a thread needs about 40 registers besides
-    its values and its columns of the pivot row, and at least one program must fit an SM."""
-    rows, cols = _pow2(m), _pow2(n)
-    if rows <= 32:
-        lanes = max(1, -(-cols // WARP_COLUMNS))
-        threads = rows * lanes
-        if threads <= 32:
-            warps = WARP_WARPS if rows > 16 else 1
-            return _WarpLaunch(1, lanes, 1, warps, warps * 32 // threads, 255)
-    if rows > WARP_ROWS or cols > WARP_ROWS:
-        return None
-    slots = max(1, rows // 32)
-    words = max(1, itemsize // 4)
-    split = min(cols, max(1, slots * cols * words // WARP_WORDS))
-    threads = 32 * split
-    need = (slots + 1) * cols // split * words + 40
+    A thread holds at most WARP_COLUMNS columns of a row. Up to 32 threads' rows a matrix takes one warp (several
+    matrices share it); up to WARP_SPLIT_THREADS it spans warps, where a thread needs about 40 registers besides
+    its part of its row and of the pivot row, and at least one program must fit an SM (128 x 128 float64 would not:
+    it spilled 8-11 KB per thread). H100, 2026-11-24: 64 x 64 float64 compiles to 198 registers uncapped (two
+    programs per SM), to 160 without spilling, and took 2.33 ms for 10000 matrices capped at 168 (three per SM)
+    against 2.68 uncapped."""
+    rows = _pow2(m)
+    lanes = max(1, -(-_pow2(n) // WARP_COLUMNS))
+    threads = rows * lanes
+    if threads <= 32:
+        warps = WARP_WARPS if rows > 16 else 1
+        return _WarpLaunch(lanes, 1, warps, warps * 32 // threads, 255)
+    need = 2 * (_pow2(n) // lanes * itemsize // 4) + 40
     programs = 65536 // (threads * need)
-    if not programs:
+    if threads > WARP_SPLIT_THREADS or not programs:
         return None
-    groups = 32 * slots // rows  # matrices side by side in a warp (of fewer than 32 rows)
-    return _WarpLaunch(slots, 1, split, split, groups, min(255, 65536 // (threads * programs) // 8 * 8))
+    split = threads // 32
+    return _WarpLaunch(lanes, split, split, 1, min(255, 65536 // (threads * programs) // 8 * 8))
 
 
 def _small_launch(m: int, n: int, itemsize: int) -> tuple[int, int]:

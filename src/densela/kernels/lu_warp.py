@@ -1,17 +1,15 @@
 """Batched LU of small matrices, each held in the registers of one warp or of a few, written in Gluon (explicit
 layouts).
 
-The rows of a matrix lie across the lanes of one warp: one row to a lane (matrices of 16 rows share a warp two at
-a time, of 8 rows four at a time), or several (``SLOTS``) for matrices of more than 32 rows. A row's columns lie
-in the registers of its thread, or across ``LANES`` lanes and ``SPLIT`` warps for long rows and large matrices.
-With the loop over the columns unrolled, the column of a step is a register of every thread that holds it (summed
-across the warps that hold parts of the rows) and the pivot search is one reduction over the rows, within the
-warp. The pivot row then reaches the other lanes by one ``shfl.sync.idx`` per register (the lane that holds it is
-known after the search), where a masked reduction over the rows costs five shuffle rounds and as many additions
-per register: each warp holds its own columns of the pivot row, so no row passes between warps. Until
-2026-11-25 matrices of more than 32 rows spread their rows over warps, and the pivot row went from the warp that
-held it to the others through a scratch row in global memory, behind a barrier (about 40% of the time of 10000
-matrices of 64 x 64 float64, H100).
+Each thread holds one row of its matrix in registers, or a part of one for rows of more than 32 columns
+(``LANES`` threads to a row); matrices of 16 rows share a warp two at a time, of 8 rows four at a time, and a
+matrix of more than 32 threads' rows spans ``SPLIT`` warps. With the loop over the columns unrolled, the column of
+a step is a register of every thread and the pivot search is one reduction over the rows. Within one warp the
+pivot row reaches the other lanes by one ``shfl.sync.idx`` per register (the lane that holds it is known after the
+search), where a masked reduction over the rows costs five shuffle rounds and as many additions per register, and
+nothing goes through shared or global memory between the load and the store. Across warps the threads holding
+the pivot row write it to a small scratch row of their program (global memory; the SM's L1 holds it in part:
+loads at L2 ran 2-10% slower on the H100) and, after a barrier, every thread reads it back.
 
 Triton's interpreter cannot run Gluon: this kernel serves CUDA devices, ``lu_batched_kernel`` and the panel
 kernel (densela.kernels.lu) the interpreter, with the same pivots and results.
@@ -42,108 +40,86 @@ def _from_lane(x, lane):
     return bits.to(x.dtype, bitcast=True)
 
 
-@gluon.constexpr_function
-def _axis_layout(layout, dim, rank):
-    """The 1-D layout of dimension ``dim`` of the first ``rank`` dimensions of the 5-D ``layout`` (the last
-    dimensions sliced away first, then every other one)."""
-    parent = layout
-    for d in range(4, rank - 1, -1):
-        parent = gl.SliceLayout(d, parent)
-    for d in range(rank - 1, -1, -1):
-        if d != dim:
-            parent = gl.SliceLayout(d, parent)
-    return parent
-
-
 @gluon.jit
-def _index(size: gl.constexpr, dim: gl.constexpr, layout: gl.constexpr, rank: gl.constexpr):
-    """``arange(size)`` along dimension ``dim`` of a ``rank``-D tensor over the first ``rank`` dimensions of the
-    5-D ``layout``, of size 1 along the others."""
-    x = gl.arange(0, size, layout=_axis_layout(layout, dim, rank))
-    for d in gl.static_range(rank):
-        if d != dim:
-            x = gl.expand_dims(x, d)
-    return x
+def _column(x, l3, k4, PART_AT: gl.constexpr, REG_AT: gl.constexpr):
+    """Column ``PART_AT * PART + REG_AT`` of the rows ``x`` ([.., LANES, PART]: lane part, register): the register
+    is picked statically (the other registers give -0.0, which adds exactly), the lane part by a sum across the
+    lanes of a row."""
+    part = gl.sum(gl.where(k4 == REG_AT, x, -0.0), axis=3)
+    return gl.sum(gl.where(l3 == PART_AT, part, -0.0), axis=2)
 
 
 @gluon.jit
 def lu_warp_kernel(
-    src_ptr, lu_ptr, piv_ptr, info_ptr,
+    src_ptr, lu_ptr, piv_ptr, info_ptr, row_ptr,
     BATCH, M, N,
     stride_sb, stride_sm, stride_sn,
     stride_lb, stride_lm, stride_ln,
     stride_pb, stride_ib,
-    ROWS: gl.constexpr, COLS: gl.constexpr, SLOTS: gl.constexpr, LANES: gl.constexpr, SPLIT: gl.constexpr,
-    WARPS: gl.constexpr,
+    ROWS: gl.constexpr, COLS: gl.constexpr, LANES: gl.constexpr, WARPS: gl.constexpr, SPLIT: gl.constexpr,
 ):  # fmt: skip
-    """Factors the M x N matrices of the batch ``src`` (any strides; ROWS and COLS powers of two >= M and N):
-    ``lu[b] = L U`` of ``P src[b]``, ``piv`` (0-based) and ``info`` (0 or the 1-based first zero pivot), as
-    ``lu_batched_kernel`` computes them (the same pivot, the first largest magnitude, NaN counting as infinite;
-    rows keep their place in the registers and carry their current position, and are stored at their final
-    positions). ``lu`` may be ``src``: a matrix is read whole before any of it is written.
-
-    A matrix's rows lie across the lanes of one warp, SLOTS to a thread (row ``slot * ROWS / SLOTS + lane``), its
-    columns across LANES lanes of a row and SPLIT warps, COLS / (LANES SPLIT) consecutive ones to a thread. A warp
-    holds 32 SLOTS / (ROWS LANES) matrices side by side, a program WARPS / SPLIT such warps (or warp groups). The
-    pivot row reaches the other lanes of each warp by ``shfl.sync.idx`` (each warp holds its own columns of it),
-    and with SPLIT > 1 the column of each step reaches the other warps by a sum across them (shared memory).
+    """Factors the M x N matrices of the batch ``src`` (any strides; ROWS and COLS powers of two >= M and N),
+    LANES threads per row (a row per thread when LANES is 1), each matrix within one warp (SPLIT 1: ROWS * LANES
+    <= 32, matrices of fewer than 32 / LANES rows share a warp) or across SPLIT warps (ROWS * LANES = 32 * SPLIT),
+    WARPS warps per program (a multiple of SPLIT): ``lu[b] = L U`` of ``P src[b]``, ``piv`` (0-based) and ``info``
+    (0 or the 1-based first zero pivot), as ``lu_batched_kernel`` computes them (the same pivot, the first largest
+    magnitude, NaN counting as infinite; rows keep their place in the registers and carry their current position,
+    and are stored at their final positions). ``row_ptr``: with SPLIT > 1, 2 * COLS items of scratch per matrix
+    of the grid (contiguous), where the pivot rows pass between warps; unused otherwise. ``lu`` may be ``src``: a
+    matrix is read whole by its warps before any of them writes it.
     """
-    RL: gl.constexpr = ROWS // SLOTS  # lanes across a matrix's rows (LANES threads each)
-    GROUPS: gl.constexpr = 32 // (RL * LANES)  # matrices per warp
+    ROWS_W: gl.constexpr = ROWS // SPLIT  # rows of a matrix in each of its warps
+    GROUPS: gl.constexpr = 32 // (ROWS_W * LANES)  # matrices per warp
     MATS: gl.constexpr = WARPS // SPLIT * GROUPS
-    PARTS: gl.constexpr = LANES * SPLIT  # threads across a row
-    PART: gl.constexpr = COLS // PARTS  # columns per thread: column p * PART + k is register k of part p
+    PART: gl.constexpr = COLS // LANES  # columns per thread: column l * PART + k is register k of lane part l
     L: gl.constexpr = gl.BlockedLayout(
-        [1, SLOTS, 1, 1, PART], [GROUPS, 1, RL, LANES, 1], [WARPS // SPLIT, 1, 1, SPLIT, 1], [4, 3, 2, 1, 0]
+        [1, 1, 1, PART], [GROUPS, ROWS_W, LANES, 1], [WARPS // SPLIT, SPLIT, 1, 1], [3, 2, 1, 0]
     )
-    # [MATS, SLOTS, RL] tensors: a value per row (``row``: its register row, ``pos``: its current position)
-    local = _index(MATS, 0, L, 3)
-    mat = gl.program_id(0).to(gl.int64) * MATS + local
-    row = _index(SLOTS, 1, L, 3) * RL + _index(RL, 2, L, 3) + gl.zeros_like(local)
-    pos = row
-    # [MATS, SLOTS, RL, PARTS, PART] tensors: the matrix, its rows and columns
-    s5 = _index(SLOTS, 1, L, 5)
-    p5 = _index(PARTS, 3, L, 5)
-    k5 = _index(PART, 4, L, 5)
-    p4 = _index(PARTS, 3, L, 4)
-    m5 = gl.expand_dims(gl.expand_dims(mat, 3), 4)
-    r5 = gl.expand_dims(gl.expand_dims(row, 3), 4).to(gl.int64)
-    c5 = p5 * PART + k5
-    inside = (m5 < BATCH) & (r5 < M) & (c5 < N)
-    blk = gl.load(src_ptr + m5 * stride_sb + r5 * stride_sm + c5.to(gl.int64) * stride_sn, mask=inside, other=0.0)
-    # [MATS, 1, RL, PARTS, PART]: the lane of each thread's part of its matrix's first lane row (row r of a slot
-    # lies LANES r lanes further)
-    group = gl.expand_dims(gl.expand_dims(local % GROUPS, 3), 4) * (RL * LANES)
-    lane0 = group + p5 % LANES + 0 * (c5 + _index(RL, 2, L, 5))
-    first_zero = gl.zeros_like(row)
+    ROW: gl.constexpr = gl.SliceLayout(2, gl.SliceLayout(3, L))
+    index = gl.arange(0, MATS, layout=gl.SliceLayout(1, ROW))
+    mat = gl.program_id(0).to(gl.int64) * MATS + index
+    r = gl.arange(0, ROWS, layout=gl.SliceLayout(0, ROW))
+    l3 = gl.arange(0, LANES, layout=gl.SliceLayout(0, gl.SliceLayout(1, gl.SliceLayout(3, L))))[None, None, :]
+    k4 = gl.arange(0, PART, layout=gl.SliceLayout(0, gl.SliceLayout(1, gl.SliceLayout(2, L))))[None, None, None, :]
+    l4 = l3[:, :, :, None]
+    m4 = mat[:, None, None, None]
+    r4 = r[None, :, None, None].to(gl.int64)
+    c4 = l4 * PART + k4
+    inside = (m4 < BATCH) & (r4 < M) & (c4 < N)
+    blk = gl.load(src_ptr + m4 * stride_sb + r4 * stride_sm + c4.to(gl.int64) * stride_sn, mask=inside, other=0.0)
+    row = r[None, :] + gl.zeros([MATS, ROWS], gl.int32, ROW)  # the register row of each thread
+    pos = row  # its current position
+    # the lane holding row 0 of the matrix, plus which part of a row each register belongs to (SPLIT 1)
+    lane0 = ((index % GROUPS) * (ROWS * LANES))[:, None, None, None] + l4 + gl.zeros_like(c4 + r4).to(gl.int32)
+    first_zero = gl.zeros([MATS, ROWS], gl.int32, ROW)
     steps = gl.minimum(M, N)
     for j in gl.static_range(COLS):
         if j < steps:
-            # column j: register j % PART (picked statically) of part j // PART, summed across the parts
-            part = gl.sum(gl.where(k5 == j % PART, blk, -0.0), axis=4)
-            col = gl.sum(gl.where(p4 == j // PART, part, -0.0), axis=3)
+            col = _column(blk, l3, k4, j // PART, j % PART)
             mag = gl.abs(col)
             mag = gl.where(mag != mag, float("inf"), mag)
             mag = gl.where((pos >= j) & (row < M), mag, -1.0)
             # the first largest magnitude, its row (position and register row in one key) and signed value
-            _, key, pivot = gl.reduce(gl.reduce((mag, pos * ROWS + row, col), 2, _first_max), 1, _first_max)
-            at = gl.expand_dims(gl.expand_dims(key // ROWS, 1), 2)
-            holder = gl.expand_dims(gl.expand_dims(key % ROWS, 1), 2)
-            pivot = gl.expand_dims(gl.expand_dims(pivot, 1), 2)
-            # the holder's slot picked in every thread, then its lane's registers read by every lane of the warp
-            slot = gl.expand_dims(gl.expand_dims(holder // RL, 3), 4)
-            mine = gl.expand_dims(gl.sum(gl.where(s5 == slot, blk, -0.0), axis=1), 1)
-            lane = gl.expand_dims(gl.expand_dims(holder % RL, 3), 4) * LANES
-            prow = _from_lane(mine, lane0 + lane)
-            gl.store(piv_ptr + mat * stride_pb + j + 0 * row, at + 0 * row, mask=(mat < BATCH) & (row == 0))
-            first_zero = gl.where((first_zero == 0) & (pivot == 0), j + 1, first_zero)
-            pos = gl.where(pos == at, j, gl.where(pos == j, at, pos))
-            below = gl.expand_dims(gl.expand_dims((pos > j) & (row < M), 3), 4)
-            lower = gl.expand_dims(gl.expand_dims(col / gl.where(pivot == 0, 1.0, pivot), 3), 4)
-            # column j and the columns from j on, by part and register (the register's test is static)
-            at_j = (p5 == j // PART) & (k5 == j % PART)
-            from_j = gl.where(k5 >= j % PART, p5 >= j // PART, p5 > j // PART)
+            _, key, pivot = gl.reduce((mag, pos * ROWS + row, col), 1, _first_max)
+            at = key // ROWS
+            holder = key % ROWS
+            if SPLIT == 1:
+                prow = _from_lane(blk, lane0 + (holder * LANES)[:, None, None, None])
+            else:  # the holder's threads write it, every thread reads it (a buffer per parity of j)
+                slot = row_ptr + (mat * (2 * COLS) + (j % 2) * COLS)[:, None, None, None] + c4 + 0 * r4
+                # (c4 < COLS, always true, widens the mask to the row's registers)
+                gl.store(slot, blk, mask=(row == holder[:, None])[:, :, None, None] & (c4 < COLS))
+                gl.thread_barrier()
+                prow = gl.load(slot)
+            gl.store(piv_ptr + mat * stride_pb + j, at, mask=mat < BATCH)
+            first_zero = gl.where((first_zero == 0) & (pivot[:, None] == 0), j + 1, first_zero)
+            pos = gl.where(pos == at[:, None], j, gl.where(pos == j, at[:, None], pos))
+            below = ((pos > j) & (row < M))[:, :, None, None]
+            lower = (col / gl.where(pivot == 0, 1.0, pivot)[:, None])[:, :, None, None]
+            # column j and the columns from j on, by lane part and register (the register's test is static)
+            at_j = (l4 == j // PART) & (k4 == j % PART)
+            from_j = gl.where(k4 >= j % PART, l4 >= j // PART, l4 > j // PART)
             blk = gl.where(below & from_j, gl.where(at_j, lower, blk - lower * prow), blk)
-    target = gl.expand_dims(gl.expand_dims(pos, 3), 4).to(gl.int64) * stride_lm
-    gl.store(lu_ptr + m5 * stride_lb + target + c5.to(gl.int64) * stride_ln, blk, mask=inside)
-    gl.store(info_ptr + mat * stride_ib + 0 * row, first_zero, mask=(row == 0) & (mat < BATCH))
+    target = lu_ptr + m4 * stride_lb + pos[:, :, None, None].to(gl.int64) * stride_lm + c4.to(gl.int64) * stride_ln
+    gl.store(target, blk, mask=inside)
+    gl.store(info_ptr + mat[:, None] * stride_ib + 0 * row, first_zero, mask=(row == 0) & (mat[:, None] < BATCH))
