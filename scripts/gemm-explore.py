@@ -227,6 +227,15 @@ def _variants() -> list[Variant]:
     small_w += [C(32, 32, bk, 8, w, 3, split_k=s) for bk in (64, 128) for w in (4, 8) for s in (1, 2)]
     for dt in ("bfloat16", "float64"):
         add("small-w", dt, "ieee", [(128, 128, 128), (256, 256, 256)], small_w)
+    # bfloat16 large outputs with a short K (gemm-thin: 20480^2 x 32..128 at 0.94-1.03 of cuBLAS), bound by writing
+    # the output: one K step (block_k = K) and few stages, so more programs share an SM and keep stores in flight
+    for k in (32, 64, 128):
+        # 2026-11-24 round 1: one stage ran at half speed, two at 1.00-1.05 of cuBLAS; round 2: the tile order (the
+        # operands are small, so grouping tile rows for L2 reuse buys nothing; rows of tiles side by side write
+        # neighbouring DRAM pages)
+        cfgs = [_tma(bm, bn, k, g, 8, 2) for bm, bn in ((128, 256), (256, 128)) for g in (1, 2, 4, 32)]
+        cfgs += [_tma(128, 256, k, g, 8, 3) for g in (1, 8)] + [_tma(128, 256, k, 1, 8, 2, flatten=False)]
+        add("write16", "bfloat16", "ieee", [(20480, 20480, k)], cfgs)
     return out
 
 
@@ -364,6 +373,12 @@ def main(groups: list[str]) -> None:
     torch.backends.cuda.matmul.allow_tf32 = False
     variants = [v for v in _variants() if not groups or v.group in groups]
     print(f"{torch.cuda.get_device_name()} torch {torch.__version__}; {len(variants)} variants", flush=True)
+    if "write16" in groups:  # the ceiling of a product that writes its output: the GPU's fill bandwidth
+        out = torch.empty(20480, 20480, dtype=torch.bfloat16, device="cuda")
+        fill_ms = _median(lambda: out.fill_(1.0))[0]
+        gbs = out.numel() * 2 / fill_ms / 1e6
+        print(f"fill of 20480^2 bfloat16: {fill_ms * 1e3:.1f} us, {gbs:.0f} GB/s", flush=True)
+        del out
     started = time.time()
     workers = max(2, min(14, (os.cpu_count() or 4) - 2))
     chunks = [variants[i::workers] for i in range(workers)]
