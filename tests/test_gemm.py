@@ -448,6 +448,28 @@ def test_warp_specialized_fma_in_k_steps_of_16(device, monkeypatch, m, n, k, a_l
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
+@pytest.mark.parametrize("m, n, k", [(300, 264, 96), (2049, 1000, 100), (257, 129, 65), (7, 8, 128)])
+@pytest.mark.parametrize("a_layout, b_layout", [("row", "row"), ("col", "col"), ("row", "col")])
+def test_write_bound_16bit_tiles(device, monkeypatch, dtype, m, n, k, a_layout, b_layout):
+    """The 16-bit configuration of the tables for outputs bound by their writes (256 x 128 x 64 TMA tiles, tile
+    rows grouped by 32, three stages): edge tiles, K of one step and a part, shorter than a step, every operand
+    order, alpha, beta and C."""
+    if not densela.tuning.warp_specialized(torch.cuda.current_device()):
+        pytest.skip("the TMA kernel's wide tiles are tuned for Hopper GPUs")
+    cfg = densela.tuning._GEMM_WRITE_16BIT
+    _forced(monkeypatch, cfg)
+    taken = []
+    launch_tma = GEMM_MODULE._launch_tma
+    monkeypatch.setattr(GEMM_MODULE, "_launch_tma", lambda *args: taken.append(args[-2]) or launch_tma(*args))
+    a, b = make((m, k), dtype, device, a_layout), make((k, n), dtype, device, b_layout)
+    c, out = make((m, n), dtype, device), poisoned((m, n), dtype, device)
+    dl.gemm(a, b, c, alpha=-0.5, beta=2.0, out=out)
+    check(out, a, b, c, alpha=-0.5, beta=2.0, what=f"gemm {m} x {n} x {k}")
+    assert taken == [cfg], "the product did not run on the TMA kernel"
+
+
+@pytest.mark.gpu
 def test_warp_specialized_kernel_leaves_unaligned_outputs_to_the_tma_kernel(device, monkeypatch):
     """An ``out`` whose rows TMA cannot write (a stride of 1001 elements) goes to the TMA kernel instead."""
     _forced(monkeypatch, densela.tuning.GemmConfig(128, 64, 32, 4, 4, 2, "ws", epilogue_split=2))

@@ -169,6 +169,28 @@ def test_thin_fma_k_steps_pad_k_by_at_most_half_a_step(monkeypatch, k, block_k):
     assert cfg._replace(block_k=32, num_stages=4) == tuning._GEMM_LARGE["ieee"]
 
 
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
+@pytest.mark.parametrize(
+    "m, n, k, want",
+    [(20480, 20480, 96, "write"), (16384, 16384, 128, "write"), (2048, 2048, 65, "write"), (20480, 20480, 64, "thin"),
+     (20480, 20480, 129, "large"), (1024, 1024, 96, "other")],
+)  # fmt: skip
+def test_16bit_products_bound_by_their_output_take_wide_tma_tiles(monkeypatch, dtype, m, n, k, want):
+    """16-bit products with THIN_K < k <= WRITE_K and an output of at least LARGE_MN write their output more than
+    they multiply: 256 x 128 tiles of the TMA kernel, not the warp-specialized kernel of the large products; k =
+    THIN_K keeps its one-step TMA tiles, larger k and smaller outputs their own tables; never for batches or where
+    TMA cannot write the output."""
+    monkeypatch.setattr(tuning, "INTERPRET", False)
+    monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
+    monkeypatch.setattr(tuning, "warp_specialized", lambda device: True)
+    cfg = tuning.choose_gemm_config(m, n, k, dtype)
+    assert (cfg == tuning._GEMM_WRITE_16BIT) == (want == "write"), cfg
+    assert (cfg == tuning._GEMM_THIN_K_TMA) == (want == "thin"), cfg
+    if want == "write":
+        assert tuning.choose_gemm_config(m, n, k, dtype, batch=2) != tuning._GEMM_WRITE_16BIT
+        assert tuning.choose_gemm_config(m, n, k, dtype, tma=False) != tuning._GEMM_WRITE_16BIT
+
+
 @pytest.mark.parametrize(
     "m, n, k, tma, want",
     [(128, 4096, 4096, True, ("ws", 4)), (256, 4096, 4096, True, ("ws", 2)), (1024, 1024, 8192, True, ("ws", 2)),
