@@ -238,6 +238,16 @@ def _variants() -> list[Variant]:
         cfgs += [_tma(128, 256, 128, 32, 8, 2), _tma(128, 128, 128, 32, 8, 2), _tma(128, 128, 64, 32, 8, 3)]
         shapes = [(20480, 20480, k), (16384, 16384, k)] if k == 96 else [(20480, 20480, k)]
         add("write16", "bfloat16", "ieee", shapes, cfgs)
+    # round 4 (the tables since b6f7116 take 256 x 128 x 64 for 64 < K <= 128): K of 32 and 48 on the same tiles
+    write = [_tma(256, 128, 64, 32, 8, 3), _tma(256, 128, 32, 32, 8, 3), _tma(256, 128, 16, 32, 8, 4),
+             _tma(128, 128, 64, 8, 8, 3), _tma(128, 256, 32, 32, 8, 3)]  # fmt: skip
+    add(
+        "write16",
+        "bfloat16",
+        "ieee",
+        [(20480, 20480, 48), (8192, 8192, 48), (20480, 20480, 32), (4096, 4096, 32)],
+        write,
+    )
     return out
 
 
