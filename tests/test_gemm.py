@@ -449,7 +449,9 @@ def test_warp_specialized_fma_in_k_steps_of_16(device, monkeypatch, m, n, k, a_l
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
-@pytest.mark.parametrize("m, n, k", [(300, 264, 96), (2049, 1000, 100), (257, 129, 65), (7, 8, 128)])
+@pytest.mark.parametrize(
+    "m, n, k", [(300, 264, 96), (2049, 1000, 100), (257, 129, 65), (7, 8, 128), (1000, 300, 48), (300, 264, 32)]
+)
 @pytest.mark.parametrize("a_layout, b_layout", [("row", "row"), ("col", "col"), ("row", "col")])
 def test_write_bound_16bit_tiles(device, monkeypatch, dtype, m, n, k, a_layout, b_layout):
     """The 16-bit configuration of the tables for outputs bound by their writes (256 x 128 x 64 TMA tiles, tile

@@ -172,14 +172,15 @@ def test_thin_fma_k_steps_pad_k_by_at_most_half_a_step(monkeypatch, k, block_k):
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
 @pytest.mark.parametrize(
     "m, n, k, want",
-    [(20480, 20480, 96, "write"), (16384, 16384, 128, "write"), (2048, 2048, 65, "write"), (20480, 20480, 64, "thin"),
-     (20480, 20480, 129, "large"), (1024, 1024, 96, "other")],
+    [(20480, 20480, 96, "write"), (16384, 16384, 128, "write"), (2048, 2048, 65, "write"), (20480, 20480, 64, "write"),
+     (4096, 4096, 32, "write"), (20480, 20480, 16, "other"), (20480, 20480, 129, "other"), (1024, 1024, 96, "other"),
+     (1024, 1024, 64, "thin")],
 )  # fmt: skip
 def test_16bit_products_bound_by_their_output_take_wide_tma_tiles(monkeypatch, dtype, m, n, k, want):
-    """16-bit products with THIN_K < k <= WRITE_K and an output of at least LARGE_MN write their output more than
-    they multiply: 256 x 128 tiles of the TMA kernel, not the warp-specialized kernel of the large products; k =
-    THIN_K keeps its one-step TMA tiles, larger k and smaller outputs their own tables; never for batches or where
-    TMA cannot write the output."""
+    """16-bit products with k in WRITE_K and an output of at least LARGE_MN write their output more than they
+    multiply: 256 x 128 tiles of the TMA kernel, not the warp-specialized kernel of the large products nor the thin
+    tiles; shorter and longer k and smaller outputs take their own tables (k = THIN_K its one-step TMA tiles);
+    never batches, nor outputs TMA cannot write."""
     monkeypatch.setattr(tuning, "INTERPRET", False)
     monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
     monkeypatch.setattr(tuning, "warp_specialized", lambda device: True)

@@ -158,13 +158,15 @@ _GEMM_THIN_K_TMA = GemmConfig(128, 128, 64, 8, 8, 3, "tma")
 """2-D 16-bit products with k == THIN_K: one K step of the TMA kernel (bfloat16 20480 x 64 x 20480: 1.02 of
 cuBLAS against 0.88 on the tiles kernel, H100)."""
 
-WRITE_K = 128
+WRITE_K = (32, 128)
 _GEMM_WRITE_16BIT = GemmConfig(256, 128, 64, 32, 8, 3, "tma")
-"""2-D 16-bit products with THIN_K < k <= WRITE_K and an output of at least LARGE_MN, bound by writing the output
-(the fill bandwidth bounds them: 20480^2 bfloat16 fills in 258 us, 3.25 TB/s): 256 x 128 tiles of the TMA kernel,
-tile rows grouped by 32 (H100, 2026-11-24, ``bench-results/nvidia-h100/2026-11-24-write16``, GPU time: 20480 x 96 x
-20480 1.07 of cuBLAS, 16384 x 96 x 16384 1.06, 20480 x 128 x 20480 1.07, against 0.94-0.97 on the warp-specialized
-kernel's 128 x 256 x 64 tiles that the large products take)."""
+"""2-D 16-bit products with WRITE_K[0] <= k <= WRITE_K[1] and an output of at least LARGE_MN, bound by writing the
+output (the fill bandwidth bounds them: 20480^2 bfloat16 fills in 258 us, 3.25 TB/s): 256 x 128 tiles of the TMA
+kernel, tile rows grouped by 32 (H100, 2026-11-24, ``bench-results/nvidia-h100/2026-11-24-write16``, GPU time:
+20480 x 96 x 20480 1.06-1.07 of cuBLAS, 16384 x 96 x 16384 1.04-1.06, 20480 x 128 x 20480 1.07-1.08, against
+0.94-0.97 on the warp-specialized kernel's 128 x 256 x 64 tiles that the large products take; 20480 x 48 x 20480
+1.03 against 0.99 on ``_GEMM_THIN_K``'s tiles, 4096 x 32 x 4096 1.08 against 1.05; 20480 x 32 x 20480 and 8192 x 48
+x 8192 within 1%)."""
 
 THIN_WS_MN = 4096 * 4096
 """Outputs from which a float32 FMA product with k <= THIN_K runs on the warp-specialized kernel on Hopper, its TMA
@@ -413,6 +415,8 @@ def _table_choice(
     """``choose_gemm_config``'s choice from the tables, before fitting it to the device's shared memory."""
     arith = arithmetic(dtype, precision)
     mn = m * n
+    if arith == "16-bit" and WRITE_K[0] <= k <= WRITE_K[1] and mn >= LARGE_MN and tma and batch == 1:
+        return _GEMM_WRITE_16BIT
     if k <= THIN_K and mn >= SMALL_MN:
         if arith == "16-bit" and k == THIN_K and tma and batch == 1:
             return _GEMM_THIN_K_TMA
@@ -420,8 +424,6 @@ def _table_choice(
             step = _GEMM_LARGE["ieee"].block_k
             return _GEMM_THIN_K_WS16 if 0 < k % step <= step // 2 else _GEMM_LARGE["ieee"]
         return _GEMM_THIN_K_IEEE if arith == "ieee" else _GEMM_THIN_K
-    if arith == "16-bit" and THIN_K < k <= WRITE_K and mn >= LARGE_MN and tma and batch == 1:
-        return _GEMM_WRITE_16BIT
     if mn >= LARGE_MN:
         large = _GEMM_LARGE[arith]
         if not warp_specialized(device) or not tma:
