@@ -359,6 +359,22 @@ def _forced(monkeypatch, cfg) -> None:
     monkeypatch.setattr(GEMM_MODULE, "gemm_config", lambda *args, **kw: cfg)
 
 
+def _gemm_forced_through(monkeypatch, launcher: str, cfg, dtype, shape, layouts, device, precision=None) -> list:
+    """``gemm`` with alpha, beta and C on random operands of ``shape`` (m, n, k) in ``layouts`` (in ``precision``),
+    every product forced to ``cfg``, checked against the reference; returns the configurations that ``gemm``'s
+    ``launcher`` was called with."""
+    _forced(monkeypatch, cfg)
+    taken = []
+    launch = getattr(GEMM_MODULE, launcher)
+    monkeypatch.setattr(GEMM_MODULE, launcher, lambda *args: taken.append(args[-2]) or launch(*args))
+    m, n, k = shape
+    a, b = make((m, k), dtype, device, layouts[0]), make((k, n), dtype, device, layouts[1])
+    c, out = make((m, n), dtype, device), poisoned((m, n), dtype, device)
+    dl.gemm(a, b, c, alpha=-0.5, beta=2.0, out=out, precision=precision)
+    check(out, a, b, c, alpha=-0.5, beta=2.0, precision=precision, what=f"gemm {m} x {n} x {k}")
+    return taken
+
+
 FORCED_PATHS = [
     pytest.param(densela.tuning.GemmConfig(16, 16, 16, 4, 1, 1, "tma"), id="tma"),
     pytest.param(
@@ -436,14 +452,8 @@ def test_warp_specialized_fma_in_k_steps_of_16(device, monkeypatch, m, n, k, a_l
     if not densela.tuning.warp_specialized(torch.cuda.current_device()):
         pytest.skip("the warp-specialized kernel runs on Hopper GPUs")
     cfg = densela.tuning._GEMM_THIN_K_WS16
-    _forced(monkeypatch, cfg)
-    taken = []
-    launch_ws = GEMM_MODULE._launch_ws
-    monkeypatch.setattr(GEMM_MODULE, "_launch_ws", lambda *args: taken.append(args[-2]) or launch_ws(*args))
-    a, b = make((m, k), torch.float32, device, a_layout), make((k, n), torch.float32, device, b_layout)
-    c, out = make((m, n), torch.float32, device), poisoned((m, n), torch.float32, device)
-    dl.gemm(a, b, c, alpha=-0.5, beta=2.0, out=out, precision="ieee")
-    check(out, a, b, c, alpha=-0.5, beta=2.0, precision="ieee", what=f"gemm {m} x {n} x {k}")
+    shape, layouts = (m, n, k), (a_layout, b_layout)
+    taken = _gemm_forced_through(monkeypatch, "_launch_ws", cfg, torch.float32, shape, layouts, device, "ieee")
     assert taken == [cfg], "the product did not run on the warp-specialized kernel"
 
 
@@ -460,14 +470,7 @@ def test_write_bound_16bit_tiles(device, monkeypatch, dtype, m, n, k, a_layout, 
     if not densela.tuning.warp_specialized(torch.cuda.current_device()):
         pytest.skip("the TMA kernel's wide tiles are tuned for Hopper GPUs")
     cfg = densela.tuning._GEMM_WRITE_16BIT
-    _forced(monkeypatch, cfg)
-    taken = []
-    launch_tma = GEMM_MODULE._launch_tma
-    monkeypatch.setattr(GEMM_MODULE, "_launch_tma", lambda *args: taken.append(args[-2]) or launch_tma(*args))
-    a, b = make((m, k), dtype, device, a_layout), make((k, n), dtype, device, b_layout)
-    c, out = make((m, n), dtype, device), poisoned((m, n), dtype, device)
-    dl.gemm(a, b, c, alpha=-0.5, beta=2.0, out=out)
-    check(out, a, b, c, alpha=-0.5, beta=2.0, what=f"gemm {m} x {n} x {k}")
+    taken = _gemm_forced_through(monkeypatch, "_launch_tma", cfg, dtype, (m, n, k), (a_layout, b_layout), device)
     assert taken == [cfg], "the product did not run on the TMA kernel"
 
 
