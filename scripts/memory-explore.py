@@ -295,6 +295,89 @@ def c2r(copy: float) -> None:
     TR.ONCHIP_ITEMS = default
 
 
+def split(copy: float) -> None:
+    """transpose_ of rectangles whose sides share less than 32 items: split into a part with a large common divisor
+    and a thin rest (``transpose._split_plan``) against the C2R steps, bit for bit, extra memory against
+    workspace_bytes, each kernel's GPU time, the restride's block size; then a race check: small restride blocks
+    (many programs waiting on each other) on shapes of both split directions, bit for bit."""
+    default = TR.RESTRIDE_WORDS
+    for shape in [(4096, 2187), (4096, 4095), (4096, 4374), (4099, 4097), (12288, 8190), (20000, 19999)]:
+        for dtype in (torch.float32, torch.float64, torch.bfloat16):
+            if shape[0] > 5000 and dtype != torch.float32:
+                continue
+            x = torch.randn(shape, device="cuda").to(dtype)
+            expected = x.T.contiguous()
+            nbytes = 2 * x.numel() * x.element_size()
+            for path, words in [("split", TR.RESTRIDE_WORDS)] + [("c2r", TR.RESTRIDE_WORDS)] * ("c2r" in sys.argv):
+                TR.SPLIT_MIN_GCD = 32 if path == "split" else 10**9
+                TR.RESTRIDE_WORDS = words
+                TR._split_plan.cache_clear()
+                plan = TR._split_plan(*shape)
+                workspace = dl.transpose_.workspace_bytes(shape, dtype)
+                work = x.clone()
+                y, extra = peak_extra_bytes(lambda: dl.transpose_(work))
+                exact = bool(torch.equal(y, expected))
+                again = alternate(y)
+                t = ms(again)
+                kernels = {name[:24]: [round(us, 1) for us in times] for name, times in kernel_times(again).items()}
+                record(group="split", shape=list(shape), dtype=str(dtype), path=path, words=words, plan=str(plan),
+                       exact=exact, ms=t, pct=nbytes / t / 1e6 / copy * 100, extra_bytes=extra, workspace=workspace,
+                       kernels_us=kernels)  # fmt: skip
+    TR.SPLIT_MIN_GCD = 32
+    for words in (16, 64, 256):
+        TR.RESTRIDE_WORDS = words
+        TR._split_plan.cache_clear()
+        bad = []
+        for shape in [(1000, 999), (999, 1000), (4096, 2187), (2187, 4096), (777, 65), (65, 777), (3000, 1001)]:
+            for dtype in (torch.float32, torch.int8, torch.complex128):
+                x = torch.randn(shape, device="cuda").to(dtype)
+                expected = x.T.contiguous()
+                for _ in range(3):
+                    if not torch.equal(dl.transpose_(x.clone()), expected):
+                        bad.append((shape, str(dtype)))
+        record(group="split-race", words=words, bad=bad)
+    TR.RESTRIDE_WORDS = default
+    TR._split_plan.cache_clear()
+
+
+def restride(copy: float) -> None:
+    """The split's restride kernel alone (flags zeroed in the call) per block size, and the host time of a split
+    transpose_ (50 calls queued without waiting, against the same calls' GPU time)."""
+    default = TR.RESTRIDE_WORDS
+    for shape in [(4096, 2187), (4096, 4095), (4096, 4374), (4099, 4097)]:
+        for dtype in (torch.float32, torch.bfloat16):
+            x = torch.randn(shape, device="cuda").to(dtype)
+            split = TR._split_plan(*shape)
+            words = x.view(TR._WORDS[x.element_size()]).reshape(-1)
+            side = torch.empty(split.side_items, dtype=words.dtype, device="cuda")
+            nbytes = 2 * x.numel() * x.element_size()
+            for w in (1024, 2048, 4096, 8192):
+                TR.RESTRIDE_WORDS = w
+                out_rows, length, source, target = TR._split_restride(*shape, split, 1)
+                block = TR._restride_block(target)
+
+                def run() -> None:
+                    flags = torch.zeros(-(-out_rows * target // block) + 1, dtype=torch.int32, device="cuda")
+                    TR._restride(words, side if split.rows else None, flags, block, out_rows, length, source, target)
+
+                t = ms(run)
+                record(group="restride", shape=list(shape), dtype=str(dtype), rows=split.rows, words=w, block=block,
+                       us=t * 1e3, pct=nbytes / t / 1e6 / copy * 100)  # fmt: skip
+    TR.RESTRIDE_WORDS = default
+    for shape in [(4096, 2187), (4096, 4095)]:
+        again = alternate(torch.randn(shape, device="cuda"))
+        for _ in range(5):
+            again()
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(50):
+            again()
+        host = (time.perf_counter() - t0) / 50
+        torch.cuda.synchronize()
+        gpu = (time.perf_counter() - t0) / 50
+        record(group="restride-host", shape=list(shape), host_us=host * 1e6, host_and_gpu_us=gpu * 1e6)
+
+
 def main() -> None:
     groups = sys.argv[1:] or ["hot", "transpose", "add", "square", "rect", "walk", "c2r"]
     copy = copy_gbs()

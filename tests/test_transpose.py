@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import math
 from unittest import mock
 
 import numpy as np
@@ -237,9 +238,15 @@ RECTANGULAR_PATHS = {
     # the same with cycles cut into many short segments (copied starts), walked two chunks at a time
     "chunks-cut": {"C2R_MAX_GCD": 0, "WORKSPACE_ITEMS": 1, "CHUNK_AHEAD_MAX": 2},
     "chunks-single": {"C2R_MAX_GCD": 0, "WORKSPACE_ITEMS": 1, "CHUNK_AHEAD_MAX": 1},  # 1 a step
-    "c2r": {"C2R_MAX_GCD": 10**9},  # rotation, row and column permutations on chip, whatever the gcd
-    "c2r-staged": {"C2R_MAX_GCD": 10**9, "ONCHIP_ITEMS": 8, "STAGE_ITEMS": 4},  # long sides through scratch
-    "c2r-wide": {"C2R_MAX_GCD": 10**9, "WIDE_INDEX": 0},  # 64-bit index arithmetic (sizes beyond 2^31)
+    # rotation, row and column permutations on chip, whatever the gcd, never split
+    "c2r": {"C2R_MAX_GCD": 10**9, "SPLIT_MIN_GCD": 10**9},
+    # long sides through scratch
+    "c2r-staged": {"C2R_MAX_GCD": 10**9, "SPLIT_MIN_GCD": 10**9, "ONCHIP_ITEMS": 8, "STAGE_ITEMS": 4},
+    # 64-bit index arithmetic (sizes beyond 2^31)
+    "c2r-wide": {"C2R_MAX_GCD": 10**9, "SPLIT_MIN_GCD": 10**9, "WIDE_INDEX": 0},
+    # split: a part whose sides share 2 or more by blocks and chunks, the rest aside, the rows restrided
+    "split": {"SPLIT_MIN_GCD": 2},
+    "split-blocks": {"SPLIT_MIN_GCD": 2, "RESTRIDE_WORDS": 2},  # restrided 2 words a program
 }
 
 
@@ -319,16 +326,26 @@ def test_transpose_inplace_workspace_bytes() -> None:
     assert (
         dl.transpose_.workspace_bytes((1, 9), torch.float64) == dl.transpose_.workspace_bytes((0, 4), torch.int8) == 0
     )
-    # sides sharing no divisor above C2R_MAX_GCD, each on chip: the C2R steps, no workspace
-    for m, n in [(1000, 999), (4096, 4095), (4099, 4097), (2**12, 3**7), (6, 4)]:
+    # sides sharing no divisor above C2R_MAX_GCD and not split, each on chip: the C2R steps, no workspace
+    for m, n in [(1000, 7), (9, 7), (6, 4), (31, 33)]:
+        assert TRANSPOSE_MODULE._split_plan(m, n) is None
         assert dl.transpose_.workspace_bytes((m, n), torch.float32) == 0
     # longer sides: the C2R steps stage them through scratch, within WORKSPACE_ITEMS * (m + n) items or one
     # block of columns (8 float32 columns per program)
-    for m, n in [(20000, 19999), (19999, 20000), (100000, 7), (7, 100000)]:
+    for m, n in [(30011, 19997), (19997, 30011), (100000, 7), (7, 100000)]:
+        assert TRANSPOSE_MODULE._split_plan(m, n) is None
         used = dl.transpose_.workspace_bytes((m, n), torch.float32)
         assert 0 < used <= 4 * max(TRANSPOSE_MODULE.WORKSPACE_ITEMS * (m + n), 8 * max(m, n)), (m, n, used)
     assert dl.transpose_.workspace_bytes((9, 7), torch.complex128) == 0  # 16-byte items: two words each
-    assert dl.transpose_.workspace_bytes((20000, 19999), torch.complex128) > 0
+    assert dl.transpose_.workspace_bytes((30011, 19997), torch.complex128) > 0
+    # split: the rest aside (one row of 4095 items here), the restride's epoch, counter and flag per block of
+    # 4096 words (4095 of them), the part's chunk workspace (none for a square)
+    assert dl.transpose_.workspace_bytes((4096, 4095), torch.float32) == 4 * 4095 + 4 * (4095 + 2)
+    assert dl.transpose_.workspace_bytes((4096, 4095), torch.complex128) == 16 * 4095 + 4 * (2 * 4095 + 2)
+    for m, n in [(4099, 4097), (2**12, 3**7), (3**7, 2**12), (12288, 8190), (20000, 19999)]:
+        split = TRANSPOSE_MODULE._split_plan(m, n)
+        used = dl.transpose_.workspace_bytes((m, n), torch.float32)
+        assert split is not None and 4 * split.side_items < used <= 4 * 2 * TRANSPOSE_MODULE.WORKSPACE_ITEMS * (m + n)
     for m, n in [(3000, 2000), (2000, 3000), (4096, 96), (17000, 34)]:
         used = dl.transpose_.workspace_bytes((m, n), torch.float32)
         plan = TRANSPOSE_MODULE._chunk_plan(m, n)
@@ -353,6 +370,43 @@ def test_transpose_inplace_refuses_a_plan_beyond_host_memory(monkeypatch: pytest
             call()
     assert_identical(a, before)
     TRANSPOSE_MODULE._cut_cycles.cache_clear()
+
+
+@given(m=st.integers(2, 5000), n=st.integers(2, 5000))
+def test_split_plan_keeps_a_part_sharing_at_least_split_min_gcd(m: int, n: int) -> None:
+    """A split keeps the first rows (or columns) of a part whose sides share at least SPLIT_MIN_GCD, and sets
+    aside at most WORKSPACE_ITEMS * (m + n) items; sides sharing more than C2R_MAX_GCD are not split."""
+    split = TRANSPOSE_MODULE._split_plan(m, n)
+    if split is None:
+        return
+    kept_shape = (split.kept, n) if split.rows else (m, split.kept)
+    assert 0 < split.kept < (m if split.rows else n)
+    assert math.gcd(*kept_shape) >= TRANSPOSE_MODULE.SPLIT_MIN_GCD
+    assert split.side_items == m * n - kept_shape[0] * kept_shape[1]
+    assert split.side_items <= TRANSPOSE_MODULE.WORKSPACE_ITEMS * (m + n)
+
+
+def test_split_plan_picks_the_largest_common_divisor() -> None:
+    """Issue 5's shapes with coprime or nearly coprime sides: a square where one row or column aside makes one,
+    else the part sharing the most (4096 x 4352 share 256, 4096 x 2176 share 128)."""
+    plan = TRANSPOSE_MODULE._split_plan
+    assert plan(4096, 4095) == (True, 4095, 4095) and plan(4095, 4096) == (False, 4095, 4095)
+    assert plan(4099, 4097) == (True, 4097, 2 * 4097)
+    assert plan(4096, 4374) == (False, 4352, 22 * 4096)
+    assert plan(4096, 2187) == (False, 2176, 11 * 4096)
+    assert plan(100000, 7) is None and plan(7, 1_000_003) is None
+
+
+@pytest.mark.parametrize("shape", [(64, 33), (33, 64), (48, 18), (12, 20), (9, 7)], ids=str)
+def test_transpose_inplace_replays(shape: tuple[int, int], device: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shape's first call records its launches, later calls on other arrays replay them: every result exact."""
+    monkeypatch.setattr(TRANSPOSE_MODULE, "SPLIT_MIN_GCD", 2)  # (48, 18) keeps its chunk steps, (9, 7) is split
+    for _ in range(3):
+        a = bits(shape, torch.float32, device)
+        expected = a.T.clone()
+        assert_identical(dl.transpose_(a), expected, str(shape))
+    plans = [p for k, p in importlib.import_module("densela._launch").PLANS.items() if k[:3] == ("transpose_", *shape)]
+    assert plans and all(p is not None for p in plans)
 
 
 @pytest.mark.parametrize("itemsize", [1, 2, 4, 8, 16])
@@ -576,9 +630,9 @@ def test_transpose_issue_shapes_large(dtype: torch.dtype, layout: Layout, shape:
 
 LARGE_RECTANGLES = [(32768, 1024), (100000, 100), (8192, 3072), (4099, 4097), (2**12, 3**7), (16383, 16381),
                     (12288, 8190), (20000, 19999), (100000, 7), (7, 1_000_003)]  # fmt: skip
-"""Issue 5's shapes (chunks of gcd items), coprime and small-gcd ones (the C2R steps), the largest rows held
-in registers (16383) and rows and columns staged through scratch (20000 x 19999, 100000 x 7), and rows whose
-row-step products need 64 bits (7 x 1000003)."""
+"""Issue 5's shapes (chunks of gcd items), coprime and small-gcd ones split into a part sharing a large divisor and
+a rest (4099 x 4097, 2**12 x 3**7, 16383 x 16381, 12288 x 8190, 20000 x 19999), and the C2R steps: rows and columns
+staged through scratch (100000 x 7), rows whose row-step products need 64 bits (7 x 1000003)."""
 
 
 @pytest.mark.large
@@ -595,6 +649,20 @@ def test_transpose_inplace_rectangular_large(shape: tuple[int, int], dtype: torc
     rounding = 2 * 512 + (2**21 if budget >= 10 * 2**20 else 0)
     assert extra <= budget + rounding, f"{extra} bytes allocated, workspace_bytes says {budget}"
     assert budget <= 8 * dtype.itemsize * 64 * sum(shape), "workspace beyond O(m + n)"
+
+
+@pytest.mark.large
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int8, torch.complex128], ids=str)
+def test_transpose_inplace_split_small_blocks(dtype: torch.dtype, device: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Split transposes restrided 16 words a program: thousands of programs in flight, each waiting for the ones
+    whose sources its destination covers; any store before such a load shows as a wrong item."""
+    monkeypatch.setattr(TRANSPOSE_MODULE, "RESTRIDE_WORDS", 16)
+    for shape in [(1000, 999), (999, 1000), (4096, 2187), (2187, 4096), (777, 65), (65, 777)]:
+        assert TRANSPOSE_MODULE._split_plan(*shape) is not None
+        for _ in range(3):
+            a = bits(shape, dtype, device)
+            expected = a.T.clone()
+            assert_identical(dl.transpose_(a), expected, f"{shape} {dtype}")
 
 
 @pytest.mark.large

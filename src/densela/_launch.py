@@ -348,6 +348,44 @@ PLANS: dict[tuple, Plan | None] = {}
 chosen configurations (``tuning.clear_cache``)."""
 
 
+def stream_key(a: torch.Tensor) -> tuple[int, int]:
+    """(device, stream) a call on ``a`` launches on, (-1, -1) off CUDA."""
+    if not a.is_cuda:
+        return -1, -1
+    device = torch._C._cuda_getDevice()
+    return device, torch._C._cuda_getCurrentRawStream(device)
+
+
+def signature(t: torch.Tensor) -> tuple:
+    """What a replayed call must share with the recorded one in each tensor: shape, strides, dtype, device,
+    16-byte alignment and negation bit."""
+    return t.shape, t.stride(), t.dtype, t.get_device(), t.data_ptr() & 15 == 0, t.is_neg()
+
+
+def planned(key: tuple, slots: tuple[torch.Tensor, ...], out: torch.Tensor | None, call: Any) -> Any:
+    """``call()``, the whole checked call, for the first call of its ``key`` (everything the checks and the
+    configuration read), recording its launches; later calls of the key replay them on ``slots`` (the call's
+    tensors, ending with ``out`` where given) without the checks and the configuration choice. An ``out`` sharing
+    memory with another slot goes through ``call`` (whose checks refuse it, or allow it as ``gemm``'s c)."""
+    plan = PLANS.get(key, _UNPLANNED)
+    if plan is _UNPLANNED:
+        result, plan = Plan.record(slots, call)
+        if len(PLANS) >= PLAN_LIMIT:
+            PLANS.clear()
+        PLANS[key] = plan
+        return result
+    if plan is None or (out is not None and storage_ptr(out) in [storage_ptr(t) for t in slots[:-1]]):
+        return call()
+    return plan(*slots)
+
+
+PLAN_LIMIT = 4096
+"""How many call signatures the operations that replay (``matmul``, ``gemm``, ``transpose_``) keep replayable
+launches for (all are dropped when the limit is hit)."""
+
+_UNPLANNED = object()
+
+
 class Graphs:
     """CUDA graphs of whole launch sequences, by key: for operations whose host time exceeds their GPU time.
 

@@ -11,7 +11,16 @@ from triton.tools.tensor_descriptor import TensorDescriptor
 
 from densela import _errors
 from densela._arrays import INTERPRET, Call, needs_int64, prepare
-from densela._launch import PLANS, WORKSPACE_TENSORS, Launcher, Plan, cdiv, multiple_hint, scratch, storage_ptr
+from densela._launch import (
+    WORKSPACE_TENSORS,
+    Launcher,
+    cdiv,
+    multiple_hint,
+    planned,
+    scratch,
+    signature,
+    stream_key,
+)
 from densela.kernels.gemm import gemm_tiles_kernel, gemm_tma_kernel, split_sum_kernel
 from densela.kernels.gemm_ws import (
     WS_CONSUMER_REGS,
@@ -68,49 +77,11 @@ def matmul(a: Any, b: Any, /, *, out: Any = None, precision: str | None = None) 
         or (out is not None and type(out) is not torch.Tensor)
     ):
         return _gemm("matmul", a, b, None, 1.0, 0.0, False, False, out, precision)
-    key = (*_signature(a), *_signature(b), precision, *_stream(a))
+    key = (*signature(a), *signature(b), precision, *stream_key(a))
     if out is not None:
-        key += _signature(out)
+        key += signature(out)
     slots = (a, b) if out is None else (a, b, out)
-    return _planned(key, slots, out, lambda: _gemm("matmul", a, b, None, 1.0, 0.0, False, False, out, precision))
-
-
-def _stream(a: torch.Tensor) -> tuple[int, int]:
-    """(device, stream) a call on ``a`` launches on, (-1, -1) off CUDA."""
-    if not a.is_cuda:
-        return -1, -1
-    device = torch._C._cuda_getDevice()
-    return device, torch._C._cuda_getCurrentRawStream(device)
-
-
-def _signature(t: torch.Tensor) -> tuple:
-    """What a replayed call must share with the recorded one in each tensor: shape, strides, dtype, device,
-    16-byte alignment and negation bit."""
-    return t.shape, t.stride(), t.dtype, t.get_device(), t.data_ptr() & 15 == 0, t.is_neg()
-
-
-def _planned(key: tuple, slots: tuple[torch.Tensor, ...], out: torch.Tensor | None, call: Any) -> Any:
-    """``call()``, the whole checked call, for the first call of its ``key`` (everything the checks and the
-    configuration read), recording its launches; later calls of the key replay them on ``slots`` (the call's
-    tensors, ending with ``out`` where given) without the checks and the configuration choice. An ``out`` sharing
-    memory with another slot goes through ``call`` (whose checks refuse it, or allow it as ``gemm``'s c)."""
-    plan = PLANS.get(key, _UNPLANNED)
-    if plan is _UNPLANNED:
-        result, plan = Plan.record(slots, call)
-        if len(PLANS) >= PLAN_LIMIT:
-            PLANS.clear()
-        PLANS[key] = plan
-        return result
-    if plan is None or (out is not None and storage_ptr(out) in [storage_ptr(t) for t in slots[:-1]]):
-        return call()
-    return plan(*slots)
-
-
-PLAN_LIMIT = 4096
-"""How many call signatures ``matmul`` and ``gemm`` keep replayable launches for (all are dropped when the limit
-is hit)."""
-
-_UNPLANNED = object()
+    return planned(key, slots, out, lambda: _gemm("matmul", a, b, None, 1.0, 0.0, False, False, out, precision))
 
 
 def gemm(
@@ -148,12 +119,12 @@ def gemm(
         return call()
     if type(alpha) not in (float, int) or type(beta) not in (float, int) or alpha != alpha or beta != beta:
         return call()  # (NaN would never find its plan)
-    key = ("gemm", alpha, beta, trans_a, trans_b, precision, *_stream(a), *_signature(a), *_signature(b))
-    key += _signature(c) if c is not None else (None,)
+    key = ("gemm", alpha, beta, trans_a, trans_b, precision, *stream_key(a), *signature(a), *signature(b))
+    key += signature(c) if c is not None else (None,)
     if out is not None:
-        key += ("c",) if out is c else _signature(out)
+        key += ("c",) if out is c else signature(out)
     slots = tensors if out is None or out is c else (*tensors, out)
-    return _planned(key, slots, out, call)
+    return planned(key, slots, out, call)
 
 
 def _gemm(

@@ -16,9 +16,10 @@ import triton
 
 from densela import _errors
 from densela._arrays import INTERPRET, Call, as_tensor, needs_int64, prepare
-from densela._launch import Launcher, cdiv, multiple_hint
+from densela._launch import WORKSPACE_TENSORS, Launcher, cdiv, multiple_hint, planned, scratch, signature, stream_key
 from densela.kernels.transpose import (
     permute_chunks_kernel,
+    restride_rows_kernel,
     shuffle_columns_kernel,
     shuffle_rows_kernel,
     transpose_blocks_inplace_kernel,
@@ -34,6 +35,7 @@ _BLOCKS = Launcher(transpose_blocks_inplace_kernel)
 _CHUNKS = Launcher(permute_chunks_kernel)
 _SHUFFLE_ROWS = Launcher(shuffle_rows_kernel)
 _SHUFFLE_COLUMNS = Launcher(shuffle_columns_kernel)
+_RESTRIDE = Launcher(restride_rows_kernel)
 
 _SCALABLE_DTYPES = (*_errors.FLOAT_DTYPES, torch.complex64, torch.complex128)
 
@@ -126,8 +128,9 @@ def transpose_(a: Any, /) -> Any:
     if call.backend == "torch":
         _memory(work).copy_(_memory(work).view(rows, cols).T.flatten())
     else:
+        key = ("transpose_", rows, cols, *signature(work), *stream_key(work), *_settings())
         with call.guard():
-            launch_transpose_rectangular(work, rows, cols)
+            planned(key, (work,), work, lambda: (launch_transpose_rectangular(work, rows, cols), work)[1])
     if work is not ta:
         _memory(ta).copy_(_memory(work))
     return call.finish_view(ta.as_strided((n, m), (m, 1) if row_major else (1, n)))
@@ -141,19 +144,23 @@ def _memory(t: torch.Tensor) -> torch.Tensor:
 def _workspace_bytes(shape: tuple[int, int], dtype: Any) -> int:
     """Extra device memory, in bytes, that ``transpose_`` uses for a ``shape`` array of ``dtype``.
 
-    None for square matrices, vectors and empty matrices. For rectangular ones whose sides share no divisor
-    above ``C2R_MAX_GCD`` (the C2R steps), none while both sides are at most ``ONCHIP_ITEMS``, else the scratch
-    of the steps that stage long rows or columns (at most ``WORKSPACE_ITEMS * (m + n)`` items, or one row or
-    column block if that is more). For the others the copies of the first chunks of the segments that cut
-    long cycles (at most ``WORKSPACE_ITEMS * (m + n)`` items) and the table of the segments (16 bytes each:
-    start and moves). The same for both memory orders.
+    None for square matrices, vectors and empty matrices. For rectangular ones whose sides share a divisor above
+    ``C2R_MAX_GCD``, the copies of the first chunks of the segments that cut long cycles (at most
+    ``WORKSPACE_ITEMS * (m + n)`` items) and the table of the segments (16 bytes each: start and moves). For the
+    others split into a part with a large common divisor and a thin rest (``_split_plan``): the rest's copy (at
+    most ``WORKSPACE_ITEMS * (m + n)`` items), the restride's flags (4 bytes per block of ``RESTRIDE_WORDS``) and the
+    part's own chunk workspace; unsplit (the C2R steps), none while both sides are at most ``ONCHIP_ITEMS``, else the
+    scratch of the steps that stage long rows or columns (at most ``WORKSPACE_ITEMS * (m + n)`` items, or one row or
+    column block if that is more). The same for both memory orders.
 
     Example:
         >>> import densela as dl, torch
         >>> dl.transpose_.workspace_bytes((1000, 1000), torch.float32)
         0
-        >>> dl.transpose_.workspace_bytes((4096, 4095), torch.complex128)
+        >>> dl.transpose_.workspace_bytes((9, 7), torch.complex128)
         0
+        >>> dl.transpose_.workspace_bytes((4096, 4095), torch.float32)  # a row of 4095 aside, 4095 flags and 2 words
+        32768
         >>> 0 < dl.transpose_.workspace_bytes((3000, 2000), torch.float32) < 4 * 64 * 5000 + 16 * 20000
         True
     """
@@ -169,10 +176,20 @@ def _workspace_bytes(shape: tuple[int, int], dtype: Any) -> int:
     m, n = (int(x) for x in shape)
     if m == n or min(m, n) <= 1:
         return 0
-    if _takes_c2r(m, n):
+    if not _takes_c2r(m, n):
+        return _chunk_workspace(m, n, dtype.itemsize)
+    split = _split_plan(m, n)
+    if split is None:
         return _c2r_plan(m, n, dtype.itemsize).scratch_items * dtype.itemsize
-    plan = _chunk_plan(m, n)
-    return plan.copied * plan.t * dtype.itemsize + plan.table.nbytes
+    inner = (split.kept, n) if split.rows else (m, split.kept)
+    side = split.side_items * dtype.itemsize
+    return side + _split_flags_bytes(m, n, split, dtype.itemsize) + _chunk_workspace(*inner, dtype.itemsize)
+
+
+def _chunk_workspace(rows: int, cols: int, itemsize: int) -> int:
+    """Bytes of the chunk walk's copied segment starts and its segment table for a rows x cols transpose."""
+    plan = _chunk_plan(rows, cols)
+    return plan.copied * plan.t * itemsize + plan.table.nbytes
 
 
 transpose_.workspace_bytes = _workspace_bytes  # type: ignore[attr-defined]
@@ -239,6 +256,106 @@ step's m n), in 32 bits below it."""
 
 STAGE_ITEMS = 4096
 """Items a program moves per step when the C2R steps stage a long row or column through scratch."""
+
+SPLIT_MIN_GCD = 32
+"""A rectangle whose sides share no divisor above C2R_MAX_GCD is split, where it can be, into a part whose sides
+share at least this much and a thin rest (``_split_plan``); the part takes the block and chunk steps."""
+
+RESTRIDE_WORDS = 4096
+"""Most words that one program of ``restride_rows_kernel`` moves (fewer where output rows are shorter)."""
+
+
+class _Split(NamedTuple):
+    """How a rows x cols in-place transpose is split (``_split_plan``): ``rows`` keeps the first ``kept`` rows
+    (else the first ``kept`` columns) as the part transposed in place; the rest, ``side_items`` items, goes aside."""
+
+    rows: bool
+    kept: int
+    side_items: int
+
+
+def _divisors(n: int) -> list[int]:
+    """The divisors of n >= 1."""
+    low = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
+    return sorted({*low, *(n // d for d in low)})
+
+
+def _split_plan(rows: int, cols: int) -> _Split | None:
+    """The split of a rows x cols in-place transpose (sides sharing at most C2R_MAX_GCD) into a part whose sides
+    share the most, at least SPLIT_MIN_GCD, and a rest of at most ``WORKSPACE_ITEMS * (rows + cols)`` items; None
+    where there is none (the C2R steps then).
+
+    Keeping the first r rows of A (m x n) leaves the rest B (the other rows) beside: A.T's row j is A1.T's row j
+    followed by B.T's, so B.T goes aside, A1 (r x n, contiguous) is transposed in place, and the rows of A1.T
+    spread out to A's row stride m, each followed by its row of B.T. Keeping the first c columns: B = A[:, c:] goes
+    aside as B.T, A1's rows close up to a stride of c, A1 (m x c) is transposed in place, and B.T follows A1.T
+    (A.T is A1.T over B.T). For a side s and a divisor d of the other side, s - s mod d shares at least d with it.
+
+    Example:
+        >>> _split_plan(4096, 4095)  # the first 4095 rows: a square, one row aside
+        _Split(rows=True, kept=4095, side_items=4095)
+        >>> _split_plan(4096, 2187)  # the first 2176 columns (sharing 128 with 4096), 11 columns aside
+        _Split(rows=False, kept=2176, side_items=45056)
+        >>> _split_plan(100000, 7) is None
+        True
+    """
+    return _best_split(rows, cols, SPLIT_MIN_GCD, WORKSPACE_ITEMS * (rows + cols))
+
+
+@functools.lru_cache(maxsize=64)
+def _best_split(rows: int, cols: int, least: int, budget: int) -> _Split | None:
+    """``_split_plan`` for a smallest common divisor ``least`` and a rest of at most ``budget`` items."""
+    best: tuple[tuple[int, int], _Split] | None = None
+    for keep_rows, side, other in ((True, rows, cols), (False, cols, rows)):
+        for d in _divisors(other):
+            kept = side - side % d
+            rest = (side - kept) * other
+            if d < least or kept == 0 or rest == 0 or rest > budget:
+                continue
+            key = (math.gcd(kept, other), -rest)
+            if best is None or key > best[0]:
+                best = (key, _Split(keep_rows, kept, rest))
+    return None if best is None else best[1]
+
+
+def _restride_block(to_words: int) -> int:
+    """Words per block of ``restride_rows_kernel`` for output rows of ``to_words``: RESTRIDE_WORDS, or the largest power
+    of two that fits in a row (a block then spans at most two rows)."""
+    return min(RESTRIDE_WORDS, 1 << (to_words.bit_length() - 1))
+
+
+def _split_restride(rows: int, cols: int, split: _Split, vec: int) -> tuple[int, int, int, int]:
+    """(output rows, words kept per row, source row stride, output row stride) of the split's restride."""
+    if split.rows:
+        return cols, split.kept * vec, split.kept * vec, rows * vec
+    return rows, split.kept * vec, cols * vec, split.kept * vec
+
+
+def _split_flags_bytes(rows: int, cols: int, split: _Split, itemsize: int) -> int:
+    """Bytes of the restride's state (epoch, ticket counter, a flag per block) that a first call allocates."""
+    out_rows, _, _, to = _split_restride(rows, cols, split, 2 if itemsize == 16 else 1)
+    return 4 * (cdiv(out_rows * to, _restride_block(to)) + 2)
+
+
+_RESTRIDE_STATES: dict[tuple, torch.Tensor] = {}
+"""``restride_rows_kernel``'s state by device and stream, kept from call to call and replaced by a larger one when
+a call needs more flags (a plan keeps the one it recorded)."""
+
+
+def _restride_state(blocks: int, device: torch.device, stream: tuple[int, int]) -> torch.Tensor:
+    """The kept state for ``blocks`` blocks on ``device`` and ``stream`` (``restride_rows_kernel``)."""
+    key = (device, stream)
+    state = _RESTRIDE_STATES.get(key)
+    if state is None or state.numel() < blocks + 2:
+        state = _RESTRIDE_STATES[key] = torch.zeros(blocks + 2, dtype=torch.int32, device=device)
+        WORKSPACE_TENSORS[id(state)] = state
+    return state
+
+
+def _settings() -> tuple:
+    """The module's settings that decide an in-place transpose's launches: part of a replayed plan's key."""
+    return (C2R_MAX_GCD, SPLIT_MIN_GCD, RESTRIDE_WORDS, WORKSPACE_ITEMS, MAX_SEGMENTS, CHUNK_PIECE_BYTES,
+            CHUNK_AHEAD_MAX, ONCHIP_ITEMS, STAGE_ITEMS, WIDE_INDEX)  # fmt: skip
 
 
 class _C2RPlan(NamedTuple):
@@ -547,24 +664,68 @@ def launch_transpose_rectangular(a: torch.Tensor, rows: int, cols: int) -> None:
     (docs/transpose.md): every t x t block (t = gcd(rows, cols)) is transposed in place, then the chunks of t
     items are moved along the cycles of ``_chunk_plan``.
     """
-    words, vec = _as_words(_memory(a), scaled=False)
+    items = _memory(a)
+    words, vec = _as_words(items, scaled=False)
     words = words.reshape(-1)
-    if _takes_c2r(rows, cols):
+    if not _takes_c2r(rows, cols):
+        _launch_chunks(words, vec, rows, cols, a.element_size())
+    elif (split := _split_plan(rows, cols)) is None:
         _launch_c2r(words, vec, rows, cols)
-        return
+    else:
+        _launch_split(items, words, vec, rows, cols, split)
+
+
+def _launch_split(items: torch.Tensor, words: torch.Tensor, vec: int, rows: int, cols: int, split: _Split) -> None:
+    """The in-place transpose of the row-major rows x cols matrix in ``items`` (its ``words``) split as ``split``
+    says (``_split_plan``): the rest aside, the part transposed by blocks and chunks, the rows restrided."""
+    kept = split.kept
+    out_rows, length, source, target = _split_restride(rows, cols, split, vec)
+    block = _restride_block(target)
+    state = _restride_state(cdiv(out_rows * target, block), items.device, stream_key(items))
+    if split.rows:  # A = [A1; B]: B.T aside, A1 in place, A1.T's rows spread out, each followed by B.T's row
+        side = scratch((cols, rows - kept), items.dtype, items.device)
+        launch_transpose(items[kept * cols :].view(rows - kept, cols), side, 1.0)
+        _launch_chunks(words[: kept * cols * vec], vec, kept, cols, items.element_size())
+        _restride(words, _as_words(side, scaled=False)[0], state, block, out_rows, length, source, target)
+    else:  # A = [A1, B]: B.T aside, A1's rows closed up, A1 in place, B.T after A1.T
+        side = scratch((cols - kept, rows), items.dtype, items.device)
+        launch_transpose(items.view(rows, cols)[:, kept:], side, 1.0)
+        _restride(words, None, state, block, out_rows, length, source, target)
+        _launch_chunks(words[: rows * kept * vec], vec, rows, kept, items.element_size())
+        launch_transpose(side.T, items[rows * kept :].view(cols - kept, rows), 1.0)
+
+
+def _restride(
+    words: torch.Tensor, side: torch.Tensor | None, state: torch.Tensor, block: int,
+    out_rows: int, length: int, source: int, target: int,
+) -> None:  # fmt: skip
+    """Launches ``restride_rows_kernel`` over ``block``-word blocks (``state``: ``_restride_state``): rows of
+    ``length`` words from a row stride of ``source`` words to one of ``target`` (the ``side`` words after each row's
+    ``length`` ones)."""
+    _RESTRIDE((cdiv(out_rows * target, block),),
+        words, words if side is None else side, state,
+        out_rows, length, source, target,
+        DESCENDING=target > source, SIDE=side is not None, BLOCK=block, DEPS=4, INDEX_64=needs_int64(words),
+        num_warps=max(1, min(8, block // 1024)),
+    )  # fmt: skip
+
+
+def _launch_chunks(words: torch.Tensor, vec: int, rows: int, cols: int, itemsize: int) -> None:
+    """Blocks, then chunks: the in-place transpose of the row-major rows x cols matrix of items (``vec`` words each)
+    held by ``words`` (docs/transpose.md)."""
     key = _plan_key(rows, cols)
     plan = _cut_cycles(*key)
     if plan.t > 1:  # 1 x 1 blocks are their own transposes
-        launch_square_blocks(words, vec, plan.t, plan.a * plan.b, plan.b, (cols, 1), a.element_size())
+        launch_square_blocks(words, vec, plan.t, plan.a * plan.b, plan.b, (cols, 1), itemsize)
     segments = plan.table.shape[1]
     if segments == 0:
         return
     # a table copied from host memory waits for the device to finish its queue: small ones stay on the device
     keep = plan.table.nbytes <= CHUNK_TABLE_KEEP_BYTES
-    table = _kept_table(*key, a.device) if keep else torch.from_numpy(plan.table).to(a.device)
+    table = _kept_table(*key, words.device) if keep else torch.from_numpy(plan.table).to(words.device)
     chunk = plan.t * vec
     # no cut cycle: nothing is saved, and the kernel's unused copy pointer is the matrix itself
-    saved = torch.empty(plan.copied * chunk, dtype=words.dtype, device=a.device) if plan.copied else words
+    saved = scratch((plan.copied * chunk,), words.dtype, words.device) if plan.copied else words
     size = words.element_size()
     piece = 16 if INTERPRET else max(16, min(CHUNK_PIECE_BYTES // size, triton.next_power_of_2(chunk)))
     ahead = _walk_ahead(plan.longest, piece * size)
@@ -587,7 +748,9 @@ def _kept_table(rows: int, cols: int, budget: int, device: torch.device) -> torc
     """The segment table of ``_cut_cycles(rows, cols, budget)`` on ``device``, kept there for the shape's next calls
     (tables of at most CHUNK_TABLE_KEEP_BYTES): its copy from host memory waited for the device to finish its queue,
     150 of the 350 us of a 32768 x 1024 float32 ``transpose_`` on the H100."""
-    return torch.from_numpy(_cut_cycles(rows, cols, budget).table).to(device)
+    table = torch.from_numpy(_cut_cycles(rows, cols, budget).table).to(device)
+    WORKSPACE_TENSORS[id(table)] = table  # read-only: replayed plans may launch with it on any stream
+    return table
 
 
 def _launch_c2r(words: torch.Tensor, vec: int, rows: int, cols: int) -> None:
@@ -599,14 +762,14 @@ def _launch_c2r(words: torch.Tensor, vec: int, rows: int, cols: int) -> None:
     a, b = rows // c, cols // c
     plan = _c2r_plan(rows, cols, words.element_size() * vec)
     # the unstaged steps never touch scratch: they get the matrix's own pointer
-    scratch = words.new_empty(plan.scratch_items * vec) if plan.scratch_items else words
+    staged = scratch((plan.scratch_items * vec,), words.dtype, words.device) if plan.scratch_items else words
 
     def warps(items: int) -> int:
         return max(1, min(16, items * vec // 1024))  # about 32 words per thread
 
     def columns(rotate: bool) -> None:
         _SHUFFLE_COLUMNS((plan.col_programs,),
-            words, scratch,
+            words, staged,
             rows, cols, b,
             ROTATE=rotate, BLOCK_M=plan.block_m, COLS=plan.per_program_cols, STAGED=plan.cols_staged, VEC=vec,
             WIDE=rows * cols >= WIDE_INDEX, num_warps=warps(plan.block_m * plan.per_program_cols),
@@ -615,7 +778,7 @@ def _launch_c2r(words: torch.Tensor, vec: int, rows: int, cols: int) -> None:
     if c > 1:
         columns(rotate=True)
     _SHUFFLE_ROWS((plan.row_programs,),
-        words, scratch,
+        words, staged,
         rows, cols, c, b, pow(a, -1, b) if b > 1 else 0,
         BLOCK_N=plan.block_n, ROWS=plan.per_program_rows, STAGED=plan.rows_staged, VEC=vec, WIDE=b * b >= WIDE_INDEX,
         num_warps=warps(plan.block_n * plan.per_program_rows),

@@ -396,3 +396,84 @@ def shuffle_columns_kernel(
         moved = tl.load(words_ptr + (source.to(tl.int64) * N + q) * VEC + w, mask=inside)  # a gather in the columns
         tl.debug_barrier()  # every word of the program's columns read before any is written
         tl.store(words_ptr + (p.to(tl.int64) * N + q) * VEC + w, moved, mask=inside)
+
+
+@triton.jit
+def _output_block(x, ROWS_TOTAL, LENGTH, FROM, TO, BLOCK: tl.constexpr, LAST: tl.constexpr):
+    """``restride_rows_kernel``'s block that receives the source word at or after (LAST: at or before) flat position
+    x, or -1 after (LAST: before) every source word."""
+    r = x // FROM
+    c = x - r * FROM
+    if LAST:
+        c = tl.where(c >= LENGTH, LENGTH - 1, c)
+        c = tl.where(r >= ROWS_TOTAL, LENGTH - 1, c)
+        r = tl.where(r >= ROWS_TOTAL, ROWS_TOTAL - 1, r)
+    else:
+        r = tl.where(c >= LENGTH, r + 1, r)
+        c = tl.where(c >= LENGTH, 0, c)
+    return tl.where(r < ROWS_TOTAL, (r * TO + c) // BLOCK, -1)
+
+
+@triton.jit
+def restride_rows_kernel(
+    words_ptr, side_ptr, state_ptr,
+    ROWS_TOTAL, LENGTH, FROM, TO,
+    DESCENDING: tl.constexpr, SIDE: tl.constexpr, BLOCK: tl.constexpr, DEPS: tl.constexpr, INDEX_64: tl.constexpr,
+):  # fmt: skip
+    """Moves, in place, ROWS_TOTAL rows of LENGTH words from a row stride of FROM words to one of TO: word c of row
+    r goes from ``r * FROM + c`` to ``r * TO + c``, and with SIDE row r's words LENGTH .. TO - 1 come from row r of
+    ``side_ptr`` (TO - LENGTH words a row). Rows close up (TO < FROM, not DESCENDING) or spread out (TO > FROM,
+    DESCENDING; then TO - LENGTH words of each row come from the side, or are left as they are without SIDE).
+
+    A program's block is BLOCK consecutive words of the output (BLOCK <= TO: at most two rows' parts), so its stores
+    are aligned vectors; its loads are the runs of its rows' sources. Programs take blocks in the order they
+    start (a ticket): from the first block up when closing, from the last down when spreading out, so that every
+    block whose source words lie in a block's destination took its ticket earlier. A program loads its block,
+    sets its flag (release), waits for the flags of the blocks whose sources its destination covers (acquire),
+    and stores. It waits only on programs that started before it, which never wait on it: no deadlock, whatever
+    the grid's size against the GPU; and a store never lands on a word that a later block still has to read (its
+    sources lie beyond, or before, every earlier destination).
+
+    ``state_ptr``, kept from call to call (all zero when new): an epoch, the ticket counter, then a flag per block.
+    A flag set to the epoch + 1 means loaded in this call; the program that takes the last ticket sets the
+    counter back to zero and advances the epoch (every other program read the epoch before taking its ticket),
+    so no call has to clear the flags.
+    """
+    total = ROWS_TOTAL.to(tl.int64) * TO if INDEX_64 else ROWS_TOTAL * TO
+    blocks = tl.cdiv(total, BLOCK)
+    mark = tl.atomic_add(state_ptr, 0, sem="relaxed") + 1
+    ticket = tl.atomic_add(state_ptr + 1, 1, sem="acq_rel")
+    if ticket == blocks - 1:
+        tl.atomic_xchg(state_ptr + 1, 0, sem="relaxed")
+        tl.atomic_add(state_ptr, 1, sem="release")
+    flags_ptr = state_ptr + 2
+    b = blocks - 1 - ticket if DESCENDING else ticket
+    o0 = b.to(tl.int64) * BLOCK if INDEX_64 else b * BLOCK
+    r0 = o0 // TO
+    start = r0 * TO
+    o = o0 + tl.arange(0, BLOCK)
+    second = o >= start + TO
+    r = r0 + second
+    c = o - start - tl.where(second, TO, 0)
+    live = o < total
+    inside = c < LENGTH
+    words = tl.load(words_ptr + r * FROM + c, mask=live & inside)
+    if SIDE:
+        side = tl.load(side_ptr + r * (TO - LENGTH) + (c - LENGTH), mask=live & ~inside)
+        words = tl.where(inside, words, side)
+    tl.debug_barrier()  # every thread's loads done before the flag says so
+    tl.atomic_xchg(flags_ptr + b, mark, sem="release")
+    # the blocks that receive the source words lying in this block's destination
+    lo = _output_block(o0, ROWS_TOTAL, LENGTH, FROM, TO, BLOCK, False)
+    hi = _output_block(tl.minimum(o0 + BLOCK, total) - 1, ROWS_TOTAL, LENGTH, FROM, TO, BLOCK, True)
+    lo = tl.where(lo < 0, hi + 1, lo).to(tl.int32)
+    hi = hi.to(tl.int32)
+    k = tl.arange(0, DEPS)
+    while lo <= hi:
+        other = lo + k
+        need = (other <= hi) & (other != b)
+        seen = tl.atomic_add(flags_ptr + other, 0, mask=need, sem="acquire")
+        ready = tl.where(need, (seen == mark).to(tl.int32), 1)
+        lo = tl.where(tl.min(ready, 0) > 0, lo + DEPS, lo)
+    tl.debug_barrier()  # every thread past the wait before any stores
+    tl.store(words_ptr + o, words, mask=live)
