@@ -300,7 +300,7 @@ def split(copy: float) -> None:
     and a thin rest (``transpose._split_plan``) against the C2R steps, bit for bit, extra memory against
     workspace_bytes, each kernel's GPU time, the restride's block size; then a race check: small restride blocks
     (many programs waiting on each other) on shapes of both split directions, bit for bit."""
-    default = TR.RESTRIDE_WORDS
+    default = TR.RESTRIDE_BYTES
     for shape in [(4096, 2187), (4096, 4095), (4096, 4374), (4099, 4097), (12288, 8190), (20000, 19999)]:
         for dtype in (torch.float32, torch.float64, torch.bfloat16):
             if shape[0] > 5000 and dtype != torch.float32:
@@ -308,10 +308,9 @@ def split(copy: float) -> None:
             x = torch.randn(shape, device="cuda").to(dtype)
             expected = x.T.contiguous()
             nbytes = 2 * x.numel() * x.element_size()
-            for path, words in [("split", TR.RESTRIDE_WORDS)] + [("c2r", TR.RESTRIDE_WORDS)] * ("c2r" in sys.argv):
+            for path, size in [("split", default)] + [("c2r", default)] * ("c2r" in sys.argv):
                 TR.SPLIT_MIN_GCD = 32 if path == "split" else 10**9
-                TR.RESTRIDE_WORDS = words
-                TR._split_plan.cache_clear()
+                TR.RESTRIDE_BYTES = size
                 plan = TR._split_plan(*shape)
                 workspace = dl.transpose_.workspace_bytes(shape, dtype)
                 work = x.clone()
@@ -320,13 +319,12 @@ def split(copy: float) -> None:
                 again = alternate(y)
                 t = ms(again)
                 kernels = {name[:24]: [round(us, 1) for us in times] for name, times in kernel_times(again).items()}
-                record(group="split", shape=list(shape), dtype=str(dtype), path=path, words=words, plan=str(plan),
+                record(group="split", shape=list(shape), dtype=str(dtype), path=path, restride_bytes=size, plan=str(plan),
                        exact=exact, ms=t, pct=nbytes / t / 1e6 / copy * 100, extra_bytes=extra, workspace=workspace,
                        kernels_us=kernels)  # fmt: skip
     TR.SPLIT_MIN_GCD = 32
-    for words in (16, 64, 256):
-        TR.RESTRIDE_WORDS = words
-        TR._split_plan.cache_clear()
+    for size in (64, 256, 1024):
+        TR.RESTRIDE_BYTES = size
         bad = []
         for shape in [(1000, 999), (999, 1000), (4096, 2187), (2187, 4096), (777, 65), (65, 777), (3000, 1001)]:
             for dtype in (torch.float32, torch.int8, torch.complex128):
@@ -335,15 +333,14 @@ def split(copy: float) -> None:
                 for _ in range(3):
                     if not torch.equal(dl.transpose_(x.clone()), expected):
                         bad.append((shape, str(dtype)))
-        record(group="split-race", words=words, bad=bad)
-    TR.RESTRIDE_WORDS = default
-    TR._split_plan.cache_clear()
+        record(group="split-race", restride_bytes=size, bad=bad)
+    TR.RESTRIDE_BYTES = default
 
 
 def restride(copy: float) -> None:
     """The split's restride kernel alone (flags zeroed in the call) per block size, and the host time of a split
     transpose_ (50 calls queued without waiting, against the same calls' GPU time)."""
-    default = TR.RESTRIDE_WORDS
+    default = TR.RESTRIDE_BYTES
     for shape in [(4096, 2187), (4096, 4095), (4096, 4374), (4099, 4097)]:
         for dtype in (torch.float32, torch.bfloat16):
             x = torch.randn(shape, device="cuda").to(dtype)
@@ -351,19 +348,19 @@ def restride(copy: float) -> None:
             words = x.view(TR._WORDS[x.element_size()]).reshape(-1)
             side = torch.empty(split.side_items, dtype=words.dtype, device="cuda")
             nbytes = 2 * x.numel() * x.element_size()
-            for w in (1024, 2048, 4096, 8192):
-                TR.RESTRIDE_WORDS = w
+            for size in (8192, 16384, 32768, 65536):
+                TR.RESTRIDE_BYTES = size
                 out_rows, length, source, target = TR._split_restride(*shape, split, 1)
-                block = TR._restride_block(target)
+                block = TR._restride_block(target, x.element_size())
+                state = TR._restride_state(-(-out_rows * target // math.prod(block)), x.device, (0, 0))
 
                 def run() -> None:
-                    flags = torch.zeros(-(-out_rows * target // block) + 1, dtype=torch.int32, device="cuda")
-                    TR._restride(words, side if split.rows else None, flags, block, out_rows, length, source, target)
+                    TR._restride(words, side if split.rows else None, state, block, out_rows, length, source, target)
 
                 t = ms(run)
-                record(group="restride", shape=list(shape), dtype=str(dtype), rows=split.rows, words=w, block=block,
+                record(group="restride", shape=list(shape), dtype=str(dtype), rows=split.rows, restride_bytes=size, block=block,
                        us=t * 1e3, pct=nbytes / t / 1e6 / copy * 100)  # fmt: skip
-    TR.RESTRIDE_WORDS = default
+    TR.RESTRIDE_BYTES = default
     for shape in [(4096, 2187), (4096, 4095)]:
         again = alternate(torch.randn(shape, device="cuda"))
         for _ in range(5):

@@ -246,7 +246,7 @@ RECTANGULAR_PATHS = {
     "c2r-wide": {"C2R_MAX_GCD": 10**9, "SPLIT_MIN_GCD": 10**9, "WIDE_INDEX": 0},
     # split: a part whose sides share 2 or more by blocks and chunks, the rest aside, the rows restrided
     "split": {"SPLIT_MIN_GCD": 2},
-    "split-blocks": {"SPLIT_MIN_GCD": 2, "RESTRIDE_WORDS": 2},  # restrided 2 words a program
+    "split-blocks": {"SPLIT_MIN_GCD": 2, "RESTRIDE_BYTES": 8},  # restrided 8 bytes (at least a word) a program
 }
 
 
@@ -339,9 +339,10 @@ def test_transpose_inplace_workspace_bytes() -> None:
     assert dl.transpose_.workspace_bytes((9, 7), torch.complex128) == 0  # 16-byte items: two words each
     assert dl.transpose_.workspace_bytes((30011, 19997), torch.complex128) > 0
     # split: the rest aside (one row of 4095 items here), the restride's epoch, counter and flag per block of
-    # 4096 words (4095 of them), the part's chunk workspace (none for a square)
+    # RESTRIDE_BYTES (16 KiB: 4095 of them for float32, 4 x 4095 for complex128), the part's chunk workspace (none
+    # for a square)
     assert dl.transpose_.workspace_bytes((4096, 4095), torch.float32) == 4 * 4095 + 4 * (4095 + 2)
-    assert dl.transpose_.workspace_bytes((4096, 4095), torch.complex128) == 16 * 4095 + 4 * (2 * 4095 + 2)
+    assert dl.transpose_.workspace_bytes((4096, 4095), torch.complex128) == 16 * 4095 + 4 * (4 * 4095 + 2)
     for m, n in [(4099, 4097), (2**12, 3**7), (3**7, 2**12), (12288, 8190), (20000, 19999)]:
         split = TRANSPOSE_MODULE._split_plan(m, n)
         used = dl.transpose_.workspace_bytes((m, n), torch.float32)
@@ -654,9 +655,9 @@ def test_transpose_inplace_rectangular_large(shape: tuple[int, int], dtype: torc
 @pytest.mark.large
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int8, torch.complex128], ids=str)
 def test_transpose_inplace_split_small_blocks(dtype: torch.dtype, device: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Split transposes restrided 16 words a program: thousands of programs in flight, each waiting for the ones
+    """Split transposes restrided 64 bytes a program: thousands of programs in flight, each waiting for the ones
     whose sources its destination covers; any store before such a load shows as a wrong item."""
-    monkeypatch.setattr(TRANSPOSE_MODULE, "RESTRIDE_WORDS", 16)
+    monkeypatch.setattr(TRANSPOSE_MODULE, "RESTRIDE_BYTES", 64)
     for shape in [(1000, 999), (999, 1000), (4096, 2187), (2187, 4096), (777, 65), (65, 777)]:
         assert TRANSPOSE_MODULE._split_plan(*shape) is not None
         for _ in range(3):

@@ -148,7 +148,7 @@ def _workspace_bytes(shape: tuple[int, int], dtype: Any) -> int:
     ``C2R_MAX_GCD``, the copies of the first chunks of the segments that cut long cycles (at most
     ``WORKSPACE_ITEMS * (m + n)`` items) and the table of the segments (16 bytes each: start and moves). For the
     others split into a part with a large common divisor and a thin rest (``_split_plan``): the rest's copy (at
-    most ``WORKSPACE_ITEMS * (m + n)`` items), the restride's flags (4 bytes per block of ``RESTRIDE_WORDS``) and the
+    most ``WORKSPACE_ITEMS * (m + n)`` items), the restride's flags (4 bytes per block of ``RESTRIDE_BYTES``) and the
     part's own chunk workspace; unsplit (the C2R steps), none while both sides are at most ``ONCHIP_ITEMS``, else the
     scratch of the steps that stage long rows or columns (at most ``WORKSPACE_ITEMS * (m + n)`` items, or one row or
     column block if that is more). The same for both memory orders.
@@ -261,8 +261,8 @@ SPLIT_MIN_GCD = 32
 """A rectangle whose sides share no divisor above C2R_MAX_GCD is split, where it can be, into a part whose sides
 share at least this much and a thin rest (``_split_plan``); the part takes the block and chunk steps."""
 
-RESTRIDE_WORDS = 4096
-"""Most words that one program of ``restride_rows_kernel`` moves (fewer where output rows are shorter)."""
+RESTRIDE_BYTES = 16384
+"""Bytes that one program of ``restride_rows_kernel`` moves."""
 
 
 class _Split(NamedTuple):
@@ -318,10 +318,13 @@ def _best_split(rows: int, cols: int, least: int, budget: int) -> _Split | None:
     return None if best is None else best[1]
 
 
-def _restride_block(to_words: int) -> int:
-    """Words per block of ``restride_rows_kernel`` for output rows of ``to_words``: RESTRIDE_WORDS, or the largest power
-    of two that fits in a row (a block then spans at most two rows)."""
-    return min(RESTRIDE_WORDS, 1 << (to_words.bit_length() - 1))
+def _restride_block(to_words: int, word_bytes: int) -> tuple[int, int]:
+    """(parts, words per part) of a block of ``restride_rows_kernel`` for output rows of ``to_words`` words of
+    ``word_bytes``: parts of the largest power of two that fits in a row (each then spans at most two rows), about
+    RESTRIDE_BYTES in all."""
+    words = max(1, RESTRIDE_BYTES // word_bytes)
+    part = min(words, 1 << (to_words.bit_length() - 1))
+    return max(1, words // part), part
 
 
 def _split_restride(rows: int, cols: int, split: _Split, vec: int) -> tuple[int, int, int, int]:
@@ -333,8 +336,9 @@ def _split_restride(rows: int, cols: int, split: _Split, vec: int) -> tuple[int,
 
 def _split_flags_bytes(rows: int, cols: int, split: _Split, itemsize: int) -> int:
     """Bytes of the restride's state (epoch, ticket counter, a flag per block) that a first call allocates."""
-    out_rows, _, _, to = _split_restride(rows, cols, split, 2 if itemsize == 16 else 1)
-    return 4 * (cdiv(out_rows * to, _restride_block(to)) + 2)
+    vec = 2 if itemsize == 16 else 1
+    out_rows, _, _, to = _split_restride(rows, cols, split, vec)
+    return 4 * (cdiv(out_rows * to, math.prod(_restride_block(to, itemsize // vec))) + 2)
 
 
 _RESTRIDE_STATES: dict[tuple, torch.Tensor] = {}
@@ -354,7 +358,7 @@ def _restride_state(blocks: int, device: torch.device, stream: tuple[int, int]) 
 
 def _settings() -> tuple:
     """The module's settings that decide an in-place transpose's launches: part of a replayed plan's key."""
-    return (C2R_MAX_GCD, SPLIT_MIN_GCD, RESTRIDE_WORDS, WORKSPACE_ITEMS, MAX_SEGMENTS, CHUNK_PIECE_BYTES,
+    return (C2R_MAX_GCD, SPLIT_MIN_GCD, RESTRIDE_BYTES, WORKSPACE_ITEMS, MAX_SEGMENTS, CHUNK_PIECE_BYTES,
             CHUNK_AHEAD_MAX, ONCHIP_ITEMS, STAGE_ITEMS, WIDE_INDEX)  # fmt: skip
 
 
@@ -680,8 +684,8 @@ def _launch_split(items: torch.Tensor, words: torch.Tensor, vec: int, rows: int,
     says (``_split_plan``): the rest aside, the part transposed by blocks and chunks, the rows restrided."""
     kept = split.kept
     out_rows, length, source, target = _split_restride(rows, cols, split, vec)
-    block = _restride_block(target)
-    state = _restride_state(cdiv(out_rows * target, block), items.device, stream_key(items))
+    block = _restride_block(target, words.element_size())
+    state = _restride_state(cdiv(out_rows * target, math.prod(block)), items.device, stream_key(items))
     if split.rows:  # A = [A1; B]: B.T aside, A1 in place, A1.T's rows spread out, each followed by B.T's row
         side = scratch((cols, rows - kept), items.dtype, items.device)
         launch_transpose(items[kept * cols :].view(rows - kept, cols), side, 1.0)
@@ -696,17 +700,18 @@ def _launch_split(items: torch.Tensor, words: torch.Tensor, vec: int, rows: int,
 
 
 def _restride(
-    words: torch.Tensor, side: torch.Tensor | None, state: torch.Tensor, block: int,
+    words: torch.Tensor, side: torch.Tensor | None, state: torch.Tensor, block: tuple[int, int],
     out_rows: int, length: int, source: int, target: int,
 ) -> None:  # fmt: skip
-    """Launches ``restride_rows_kernel`` over ``block``-word blocks (``state``: ``_restride_state``): rows of
-    ``length`` words from a row stride of ``source`` words to one of ``target`` (the ``side`` words after each row's
-    ``length`` ones)."""
-    _RESTRIDE((cdiv(out_rows * target, block),),
+    """Launches ``restride_rows_kernel`` over blocks of ``block`` (parts, words per part; ``state``:
+    ``_restride_state``): rows of ``length`` words from a row stride of ``source`` words to one of ``target`` (the
+    ``side`` words after each row's ``length`` ones)."""
+    parts, part = block
+    _RESTRIDE((cdiv(out_rows * target, parts * part),),
         words, words if side is None else side, state,
         out_rows, length, source, target,
-        DESCENDING=target > source, SIDE=side is not None, BLOCK=block, DEPS=4, INDEX_64=needs_int64(words),
-        num_warps=max(1, min(8, block // 1024)),
+        DESCENDING=target > source, SIDE=side is not None, PARTS=parts, PART=part, DEPS=4,
+        INDEX_64=needs_int64(words), num_warps=max(1, min(8, parts * part * words.element_size() // 4096)),
     )  # fmt: skip
 
 

@@ -418,27 +418,29 @@ def _output_block(x, ROWS_TOTAL, LENGTH, FROM, TO, BLOCK: tl.constexpr, LAST: tl
 def restride_rows_kernel(
     words_ptr, side_ptr, state_ptr,
     ROWS_TOTAL, LENGTH, FROM, TO,
-    DESCENDING: tl.constexpr, SIDE: tl.constexpr, BLOCK: tl.constexpr, DEPS: tl.constexpr, INDEX_64: tl.constexpr,
+    DESCENDING: tl.constexpr, SIDE: tl.constexpr, PARTS: tl.constexpr, PART: tl.constexpr, DEPS: tl.constexpr,
+    INDEX_64: tl.constexpr,
 ):  # fmt: skip
     """Moves, in place, ROWS_TOTAL rows of LENGTH words from a row stride of FROM words to one of TO: word c of row
     r goes from ``r * FROM + c`` to ``r * TO + c``, and with SIDE row r's words LENGTH .. TO - 1 come from row r of
     ``side_ptr`` (TO - LENGTH words a row). Rows close up (TO < FROM, not DESCENDING) or spread out (TO > FROM,
     DESCENDING; then TO - LENGTH words of each row come from the side, or are left as they are without SIDE).
 
-    A program's block is BLOCK consecutive words of the output (BLOCK <= TO: at most two rows' parts), so its stores
-    are aligned vectors; its loads are the runs of its rows' sources. Programs take blocks in the order they
-    start (a ticket): from the first block up when closing, from the last down when spreading out, so that every
-    block whose source words lie in a block's destination took its ticket earlier. A program loads its block,
-    sets its flag (release), waits for the flags of the blocks whose sources its destination covers (acquire),
-    and stores. It waits only on programs that started before it, which never wait on it: no deadlock, whatever
-    the grid's size against the GPU; and a store never lands on a word that a later block still has to read (its
-    sources lie beyond, or before, every earlier destination).
+    A program's block is PARTS * PART consecutive words of the output, in parts of PART words (PART <= TO: each
+    part spans at most two rows), so its stores are aligned vectors; its loads are the runs of its rows' sources.
+    Programs take blocks in the order they start (a ticket): from the first block up when closing, from the last
+    down when spreading out, so that every block whose source words lie in a block's destination took its ticket
+    earlier. A program loads its block, sets its flag (release), waits for the flags of the blocks whose sources
+    its destination covers (acquire), and stores. It waits only on programs that started before it, which never
+    wait on it: no deadlock, whatever the grid's size against the GPU; and a store never lands on a word that a
+    later block still has to read (its sources lie beyond, or before, every earlier destination).
 
     ``state_ptr``, kept from call to call (all zero when new): an epoch, the ticket counter, then a flag per block.
     A flag set to the epoch + 1 means loaded in this call; the program that takes the last ticket sets the
     counter back to zero and advances the epoch (every other program read the epoch before taking its ticket),
     so no call has to clear the flags.
     """
+    BLOCK: tl.constexpr = PARTS * PART
     total = ROWS_TOTAL.to(tl.int64) * TO if INDEX_64 else ROWS_TOTAL * TO
     blocks = tl.cdiv(total, BLOCK)
     mark = tl.atomic_add(state_ptr, 0, sem="relaxed") + 1
@@ -449,9 +451,10 @@ def restride_rows_kernel(
     flags_ptr = state_ptr + 2
     b = blocks - 1 - ticket if DESCENDING else ticket
     o0 = b.to(tl.int64) * BLOCK if INDEX_64 else b * BLOCK
-    r0 = o0 // TO
-    start = r0 * TO
-    o = o0 + tl.arange(0, BLOCK)
+    part0 = o0 + tl.arange(0, PARTS)[:, None] * PART
+    start = part0 // TO * TO
+    r0 = part0 // TO
+    o = part0 + tl.arange(0, PART)[None, :]
     second = o >= start + TO
     r = r0 + second
     c = o - start - tl.where(second, TO, 0)
