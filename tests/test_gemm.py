@@ -499,6 +499,11 @@ def test_fma_outputs_tma_cannot_write_go_to_the_tiles_kernel(device, monkeypatch
     check(out, a, b, precision="ieee", what="strided out")
 
 
+def split_k_counters() -> list[torch.Tensor]:
+    """The split-K tile counters kept per device and stream (``_launch.kept_counters``)."""
+    return [t for key, t in densela._launch._KEPT_COUNTERS.items() if key[0] == "split-k"]
+
+
 @pytest.mark.parametrize("b_batched", [True, False])
 def test_split_k_batched_and_counters_reset(device, monkeypatch, b_batched):
     _forced(monkeypatch, densela.tuning.GemmConfig(16, 16, 16, 4, 1, 1, split_k=4))
@@ -508,7 +513,7 @@ def test_split_k_batched_and_counters_reset(device, monkeypatch, b_batched):
     out = poisoned((3, 19, 21), torch.float32, device)
     dl.gemm(a, b, c, alpha=-1.0, beta=0.5, out=out)
     check(out, a, b, c, alpha=-1.0, beta=0.5, what="batched split-K")
-    for _, counters in GEMM_MODULE._WORKSPACES.values():
+    for counters in split_k_counters():
         assert int(counters.count_nonzero()) == 0, "a split-K launch left a tile count behind"
     again = dl.gemm(a, b, c, alpha=-1.0, beta=0.5)  # a second launch reuses the counters
     assert_identical(again, out, "split-K is deterministic")
@@ -555,7 +560,7 @@ def test_split_k_matmul_replays_with_its_kept_workspace(device, monkeypatch):
         check(dl.matmul(a, b), a, b, what="replayed split-K")
     (plan,) = densela._launch.PLANS.values()
     assert (plan is not None) == (INTERPRET or device == "cuda")
-    for _, counters in GEMM_MODULE._WORKSPACES.values():
+    for counters in split_k_counters():
         assert int(counters.count_nonzero()) == 0
 
 

@@ -343,6 +343,23 @@ WORKSPACE_TENSORS: weakref.WeakValueDictionary[int, torch.Tensor] = weakref.Weak
 partial sums and tile counters): a plan may launch with them again. (A WeakSet would compare tensors with
 ``==``.)"""
 
+_KEPT_COUNTERS: dict[tuple, torch.Tensor] = {}
+
+
+def kept_counters(name: str, count: int, device: torch.device) -> torch.Tensor:
+    """At least ``count`` int32 words, zero when made, kept per ``name``, device and stream for kernels that leave
+    them fit for their next launch (split-K tile counters back at zero, the in-place restride's epoch and flags);
+    replaced by new zeroed ones when a launch needs more (a plan keeps the ones it recorded). Launches on one stream
+    run in order, so one set serves them all; registered in ``WORKSPACE_TENSORS``, so plans replay with them."""
+    stream = torch._C._cuda_getCurrentRawStream(device.index) if device.type == "cuda" else 0
+    key = (name, device, stream)
+    counters = _KEPT_COUNTERS.get(key)
+    if counters is None or counters.numel() < count:
+        counters = _KEPT_COUNTERS[key] = torch.zeros(count, dtype=torch.int32, device=device)
+        WORKSPACE_TENSORS[id(counters)] = counters
+    return counters
+
+
 PLANS: dict[tuple, Plan | None] = {}
 """Plans by call signature (None: the call must run whole), for the operations that replay; cleared with the
 chosen configurations (``tuning.clear_cache``)."""

@@ -15,6 +15,7 @@ from densela._launch import (
     WORKSPACE_TENSORS,
     Launcher,
     cdiv,
+    kept_counters,
     multiple_hint,
     planned,
     scratch,
@@ -337,7 +338,7 @@ def _padded(a: torch.Tensor, b: torch.Tensor, precision: str) -> bool:
     return odd and arithmetic(a.dtype, precision) == "ieee"
 
 
-_WORKSPACES: dict[tuple[torch.device, int, torch.dtype], tuple[torch.Tensor, torch.Tensor]] = {}
+_WORKSPACES: dict[tuple[torch.device, int, torch.dtype], torch.Tensor] = {}
 WORKSPACE_KEEP_BYTES = 64 << 20
 """Split-K workspaces up to this size are kept per device, stream and dtype and reused (so that ``matmul`` can
 replay the launches that use them); larger ones are allocated for one call."""
@@ -350,19 +351,15 @@ def _split_workspace(
 
     Kept per device and stream: launches on one stream run in order, and each leaves its counters zero.
     """
+    counters = kept_counters("split-k", max(tiles, 1024), device)
     stream = torch._C._cuda_getCurrentRawStream(device.index) if device.type == "cuda" else 0
     key = (device, stream, dtype)
-    kept, counters = _WORKSPACES.get(key, (None, None))
-    if counters is None or counters.numel() < tiles:
-        counters = torch.zeros(max(tiles, 1024), dtype=torch.int32, device=device)
-        WORKSPACE_TENSORS[id(counters)] = counters
-    parts = kept
+    parts = _WORKSPACES.get(key)
     if parts is None or parts.numel() < items:
         parts = torch.empty(items, dtype=dtype, device=device)
         if items * parts.element_size() <= WORKSPACE_KEEP_BYTES:
-            kept = parts
+            _WORKSPACES[key] = parts
             WORKSPACE_TENSORS[id(parts)] = parts
-    _WORKSPACES[key] = (kept, counters)
     return parts, counters
 
 

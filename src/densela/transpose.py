@@ -16,7 +16,17 @@ import triton
 
 from densela import _errors
 from densela._arrays import INTERPRET, Call, as_tensor, needs_int64, prepare
-from densela._launch import WORKSPACE_TENSORS, Launcher, cdiv, multiple_hint, planned, scratch, signature, stream_key
+from densela._launch import (
+    WORKSPACE_TENSORS,
+    Launcher,
+    cdiv,
+    kept_counters,
+    multiple_hint,
+    planned,
+    scratch,
+    signature,
+    stream_key,
+)
 from densela.kernels.transpose import (
     permute_chunks_kernel,
     restride_rows_kernel,
@@ -182,8 +192,8 @@ def _workspace_bytes(shape: tuple[int, int], dtype: Any) -> int:
     if split is None:
         return _c2r_plan(m, n, dtype.itemsize).scratch_items * dtype.itemsize
     inner = (split.kept, n) if split.rows else (m, split.kept)
-    side = split.side_items * dtype.itemsize
-    return side + _split_flags_bytes(m, n, split, dtype.itemsize) + _chunk_workspace(*inner, dtype.itemsize)
+    flags = 4 * (_split_restride(m, n, split, dtype.itemsize).blocks + 2)  # epoch, ticket counter, a flag per block
+    return split.side_items * dtype.itemsize + flags + _chunk_workspace(*inner, dtype.itemsize)
 
 
 def _chunk_workspace(rows: int, cols: int, itemsize: int) -> int:
@@ -318,42 +328,32 @@ def _best_split(rows: int, cols: int, least: int, budget: int) -> _Split | None:
     return None if best is None else best[1]
 
 
-def _restride_block(to_words: int, word_bytes: int) -> tuple[int, int]:
-    """(parts, words per part) of a block of ``restride_rows_kernel`` for output rows of ``to_words`` words of
-    ``word_bytes``: parts of the largest power of two that fits in a row (each then spans at most two rows), about
-    RESTRIDE_BYTES in all."""
-    words = max(1, RESTRIDE_BYTES // word_bytes)
-    part = min(words, 1 << (to_words.bit_length() - 1))
-    return max(1, words // part), part
+class _Restride(NamedTuple):
+    """A split's restride (``restride_rows_kernel``), in words: output rows, words kept per row, source and output row
+    strides, the blocks' parts and words per part, and the number of blocks."""
+
+    rows: int
+    length: int
+    source: int
+    target: int
+    parts: int
+    part: int
+    blocks: int
 
 
-def _split_restride(rows: int, cols: int, split: _Split, vec: int) -> tuple[int, int, int, int]:
-    """(output rows, words kept per row, source row stride, output row stride) of the split's restride."""
-    if split.rows:
-        return cols, split.kept * vec, split.kept * vec, rows * vec
-    return rows, split.kept * vec, cols * vec, split.kept * vec
-
-
-def _split_flags_bytes(rows: int, cols: int, split: _Split, itemsize: int) -> int:
-    """Bytes of the restride's state (epoch, ticket counter, a flag per block) that a first call allocates."""
+def _split_restride(rows: int, cols: int, split: _Split, itemsize: int) -> _Restride:
+    """The restride of a rows x cols in-place transpose split as ``split`` says, for items of ``itemsize`` bytes:
+    blocks of about RESTRIDE_BYTES in parts of the largest power of two that fits in an output row (each part then
+    spans at most two rows)."""
     vec = 2 if itemsize == 16 else 1
-    out_rows, _, _, to = _split_restride(rows, cols, split, vec)
-    return 4 * (cdiv(out_rows * to, math.prod(_restride_block(to, itemsize // vec))) + 2)
-
-
-_RESTRIDE_STATES: dict[tuple, torch.Tensor] = {}
-"""``restride_rows_kernel``'s state by device and stream, kept from call to call and replaced by a larger one when
-a call needs more flags (a plan keeps the one it recorded)."""
-
-
-def _restride_state(blocks: int, device: torch.device, stream: tuple[int, int]) -> torch.Tensor:
-    """The kept state for ``blocks`` blocks on ``device`` and ``stream`` (``restride_rows_kernel``)."""
-    key = (device, stream)
-    state = _RESTRIDE_STATES.get(key)
-    if state is None or state.numel() < blocks + 2:
-        state = _RESTRIDE_STATES[key] = torch.zeros(blocks + 2, dtype=torch.int32, device=device)
-        WORKSPACE_TENSORS[id(state)] = state
-    return state
+    if split.rows:
+        out_rows, source, target = cols, split.kept * vec, rows * vec
+    else:
+        out_rows, source, target = rows, cols * vec, split.kept * vec
+    words = max(1, RESTRIDE_BYTES * vec // itemsize)
+    part = min(words, 1 << (target.bit_length() - 1))
+    parts = max(1, words // part)
+    return _Restride(out_rows, split.kept * vec, source, target, parts, part, cdiv(out_rows * target, parts * part))
 
 
 def _settings() -> tuple:
@@ -682,36 +682,30 @@ def launch_transpose_rectangular(a: torch.Tensor, rows: int, cols: int) -> None:
 def _launch_split(items: torch.Tensor, words: torch.Tensor, vec: int, rows: int, cols: int, split: _Split) -> None:
     """The in-place transpose of the row-major rows x cols matrix in ``items`` (its ``words``) split as ``split``
     says (``_split_plan``): the rest aside, the part transposed by blocks and chunks, the rows restrided."""
-    kept = split.kept
-    out_rows, length, source, target = _split_restride(rows, cols, split, vec)
-    block = _restride_block(target, words.element_size())
-    state = _restride_state(cdiv(out_rows * target, math.prod(block)), items.device, stream_key(items))
+    kept, itemsize = split.kept, items.element_size()
+    geometry = _split_restride(rows, cols, split, itemsize)
     if split.rows:  # A = [A1; B]: B.T aside, A1 in place, A1.T's rows spread out, each followed by B.T's row
         side = scratch((cols, rows - kept), items.dtype, items.device)
         launch_transpose(items[kept * cols :].view(rows - kept, cols), side, 1.0)
-        _launch_chunks(words[: kept * cols * vec], vec, kept, cols, items.element_size())
-        _restride(words, _as_words(side, scaled=False)[0], state, block, out_rows, length, source, target)
+        _launch_chunks(words[: kept * cols * vec], vec, kept, cols, itemsize)
+        _restride(words, _as_words(side, scaled=False)[0], geometry)
     else:  # A = [A1, B]: B.T aside, A1's rows closed up, A1 in place, B.T after A1.T
         side = scratch((cols - kept, rows), items.dtype, items.device)
         launch_transpose(items.view(rows, cols)[:, kept:], side, 1.0)
-        _restride(words, None, state, block, out_rows, length, source, target)
-        _launch_chunks(words[: rows * kept * vec], vec, rows, kept, items.element_size())
+        _restride(words, None, geometry)
+        _launch_chunks(words[: rows * kept * vec], vec, rows, kept, itemsize)
         launch_transpose(side.T, items[rows * kept :].view(cols - kept, rows), 1.0)
 
 
-def _restride(
-    words: torch.Tensor, side: torch.Tensor | None, state: torch.Tensor, block: tuple[int, int],
-    out_rows: int, length: int, source: int, target: int,
-) -> None:  # fmt: skip
-    """Launches ``restride_rows_kernel`` over blocks of ``block`` (parts, words per part; ``state``:
-    ``_restride_state``): rows of ``length`` words from a row stride of ``source`` words to one of ``target`` (the
-    ``side`` words after each row's ``length`` ones)."""
-    parts, part = block
-    _RESTRIDE((cdiv(out_rows * target, parts * part),),
+def _restride(words: torch.Tensor, side: torch.Tensor | None, g: _Restride) -> None:
+    """Launches ``restride_rows_kernel`` as ``g`` says (the ``side`` words after each row's kept ones), its epoch,
+    ticket counter and flags kept per device and stream (``kept_counters``)."""
+    state = kept_counters("restride", g.blocks + 2, words.device)
+    _RESTRIDE((g.blocks,),
         words, words if side is None else side, state,
-        out_rows, length, source, target,
-        DESCENDING=target > source, SIDE=side is not None, PARTS=parts, PART=part, DEPS=4,
-        INDEX_64=needs_int64(words), num_warps=max(1, min(8, parts * part * words.element_size() // 4096)),
+        g.rows, g.length, g.source, g.target,
+        DESCENDING=g.target > g.source, SIDE=side is not None, PARTS=g.parts, PART=g.part, DEPS=4,
+        INDEX_64=needs_int64(words), num_warps=max(1, min(8, g.parts * g.part * words.element_size() // 4096)),
     )  # fmt: skip
 
 
