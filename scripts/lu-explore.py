@@ -1,8 +1,8 @@
 """LU on the GPU: correctness at sizes the interpreter cannot reach, then timings against torch's cuSOLVER
 and MAGMA paths, for block-width variants. Writes $OUT/lu-explore.jsonl and prints a table.
 
-Usage: python scripts/lu-explore.py [check] [time] [panel] [profile] [batched] [warp] [whole] [refine] [solve]
-       [--sizes 1000,4096]
+Usage: python scripts/lu-explore.py [check] [time] [panel] [profile] [batched] [warp] [batch-profile] [whole]
+       [refine] [solve] [--sizes 1000,4096]
        [--blocks 128,32 256,32] [--inverse-blocks 128,256,512]
 """
 
@@ -261,6 +261,59 @@ def warp() -> None:
     lu_module.WARP_WARPS, lu_module._warp_launch = default
 
 
+def batch_profile() -> None:
+    """Batches: GPU time per kernel of lu_factor_ex on 10000 matrices of 128 x 128 (and 64 x 64), and where the host
+    time of lu_factor (which synchronizes) goes on 1000 matrices of 8 x 8 and 16 x 16: time per call against torch's,
+    and a cProfile by the functions' own time ($OUT/lu-host-profile.txt)."""
+    import cProfile
+    import io
+    import pstats
+
+    known = hasattr(lu_module, "PANEL_WARP_ROWS")
+    default = getattr(lu_module, "PANEL_WARP_ROWS", 32)
+    for n, warp_rows in [(128, default), (100, default), (64, default), (128, 16), (128, 64), (128, 128)]:
+        if not known and warp_rows != default:
+            continue  # an older densela: no such setting
+        lu_module.PANEL_WARP_ROWS = warp_rows
+        for dtype in (torch.float64, torch.float32):
+            a = torch.randn(10000, n, n, dtype=dtype, device=DEV)
+            lu, piv, _ = dl.lu_factor_ex(a)
+            ref_lu, ref_piv = torch.linalg.lu_factor(a[:200])
+            same = bool(torch.equal(piv[:200], (ref_piv - 1).to(torch.int32)))
+            err = float((lu[:200] - ref_lu).abs().max())
+            kernels = kernel_times(partial(dl.lu_factor_ex, a))
+            ms = bench(partial(dl.lu_factor_ex, a), 0.5)[0]
+            print(f"batch-profile 10000 x {n} {str(dtype)[6:]} warp rows {warp_rows}: {ms:.3f} ms, pivots {same}, "
+                  f"diff {err:.2g}")  # fmt: skip
+            print_kernels(kernels)
+            times = {k: [len(v), sum(v) / 1000] for k, v in kernels.items()}
+            record(kind="batch-profile", count=10000, n=n, dtype=str(dtype), warp_rows=warp_rows, ms=ms,
+                   pivots_equal=same, max_diff=err, kernels=times)  # fmt: skip
+    lu_module.PANEL_WARP_ROWS = default
+    for n in (8, 16):
+        a = torch.randn(1000, n, n, device=DEV, dtype=torch.float64)
+        calls = {"densela": partial(dl.lu_factor, a, check_finite=False), "torch": partial(torch.linalg.lu_factor, a)}
+        for name, fn in calls.items():
+            for _ in range(20):
+                fn()
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            for _ in range(200):
+                fn()
+            per_call = (time.perf_counter() - start) / 200 * 1e6
+            record(kind="batch-host", count=1000, n=n, who=name, us_per_call=per_call)
+            print(f"batch-host 1000 x {n} {name}: {per_call:.1f} us per call")
+        profile = cProfile.Profile()
+        profile.enable()
+        for _ in range(200):
+            calls["densela"]()
+        profile.disable()
+        text = io.StringIO()
+        pstats.Stats(profile, stream=text).sort_stats("tottime").print_stats(25)
+        with open(os.path.join(OUT, "lu-host-profile.txt"), "a") as f:
+            f.write(f"=== 1000 x {n}\n{text.getvalue()}\n")
+
+
 def whole_sweep(budget_s: float) -> None:
     """lu_batched_kernel's (matrices per program, warps) at 10000 matrices of each size, every matrix whole."""
     small, default = lu_module.BATCHED_SMALL, lu_module._small_launch
@@ -391,6 +444,8 @@ def main() -> None:
         batched()
     if "warp" in args.what:
         warp()
+    if "batch-profile" in args.what:
+        batch_profile()
     if "whole" in args.what:
         whole_sweep(360.0)
     if "refine" in args.what:

@@ -3,7 +3,7 @@
 transpose_ (square and rectangular) across tile configurations, against the device-to-device copy measured
 in the same run. Writes JSON lines to $OUT/memory-explore.jsonl (or ./memory-explore.jsonl), prints a table.
 
-    python scripts/memory-explore.py [groups...]   # groups: hot transpose packed add square rect walk c2r (default: all)
+    python scripts/memory-explore.py [groups...]   # groups: hot transpose packed add square rect walk c2r split restride host (default: all)
 """
 
 from __future__ import annotations
@@ -371,6 +371,39 @@ def restride(copy: float) -> None:
         torch.cuda.synchronize()
         gpu = (time.perf_counter() - t0) / 50
         record(group="restride-host", shape=list(shape), host_us=host * 1e6, host_and_gpu_us=gpu * 1e6)
+
+
+def host(copy: float) -> None:
+    """Host time of replayed in-place transposes (100 calls queued without waiting) against their GPU time, and a
+    cProfile of those calls by the functions' own time (``$OUT/host-profile.txt``)."""
+    import cProfile
+    import io
+    import pstats
+
+    for shape, dtype in [((4096, 4374), torch.bfloat16), ((4096, 4374), torch.float32), ((4096, 2187), torch.bfloat16),
+                         ((32768, 1024), torch.bfloat16)]:  # fmt: skip
+        again = alternate(torch.randn(shape, device="cuda").to(dtype))
+        for _ in range(5):
+            again()
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(100):
+            again()
+        queued = (time.perf_counter() - t0) / 100
+        torch.cuda.synchronize()
+        gpu = ms(again)
+        profile = cProfile.Profile()
+        profile.enable()
+        for _ in range(100):
+            again()
+        profile.disable()
+        torch.cuda.synchronize()
+        text = io.StringIO()
+        pstats.Stats(profile, stream=text).sort_stats("tottime").print_stats(25)
+        with open(os.path.join(os.environ.get("OUT", "."), "host-profile.txt"), "a") as f:
+            f.write(f"=== {shape} {dtype}\n{text.getvalue()}\n")
+        record(group="host", shape=list(shape), dtype=str(dtype), host_us=queued * 1e6, gpu_us=gpu * 1e3,
+               pct=2 * math.prod(shape) * torch.finfo(dtype).bits / 8 / gpu / 1e6 / copy * 100)  # fmt: skip
 
 
 def main() -> None:

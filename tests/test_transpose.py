@@ -79,6 +79,27 @@ def test_transpose_moves_bits_of_every_item_size(dtype: torch.dtype, layout: Lay
         assert memory_order(out) == memory_order(a)
 
 
+@pytest.mark.parametrize("chunk", [65535, 2])
+@pytest.mark.parametrize("shape", [(5, 7, 33), (3, 1, 19), (4, 19, 1), (2, 33, 7)], ids=str)
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype, alpha", [(torch.bfloat16, 1.0), (torch.float64, 1.0), (torch.complex64, 1.0),
+                                          (torch.float32, -0.5)], ids=str)  # fmt: skip
+def test_launch_transpose_of_batches(
+    dtype: torch.dtype, alpha: float, layout: Layout, shape, chunk: int, device: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Batches (LU's column-major copies) move each matrix, in launches of at most MAX_GRID_Y of them."""
+    monkeypatch.setattr(TRANSPOSE_MODULE, "MAX_GRID_Y", chunk)
+    batch, m, n = shape
+    a = make(shape, dtype, device, layout)
+    out = poisoned((batch, n, m), dtype, device)
+    TRANSPOSE_MODULE.launch_transpose(a, out, alpha)
+    for i in range(batch):
+        if alpha == 1.0:
+            assert_identical(out[i], a[i].T, f"matrix {i}")
+        else:
+            assert_scaled(out[i], a[i], alpha)
+
+
 @pytest.mark.parametrize("shape", [(1030, 100), (100, 1030), (1030, 6), (44, 2)], ids=str)
 @pytest.mark.parametrize("layout", ["row", "col", "strided"])
 @pytest.mark.parametrize("dtype, alpha", [(torch.int16, 1.0), (torch.complex64, 1.0), (torch.float32, -0.5)], ids=str)

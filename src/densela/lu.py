@@ -30,6 +30,7 @@ from densela.kernels.lu import (
     triangular_solve_kernel,
 )
 from densela.kernels.lu_warp import lu_warp_kernel
+from densela.transpose import launch_transpose
 from densela.tuning import multiprocessors
 
 _PANEL = Launcher(lu_panel_kernel)
@@ -57,6 +58,12 @@ ONE_PROGRAM_ELEMENTS = 8192
 over up to one program per SM, which agree on each pivot through global memory."""
 PANEL_ROWS = 32
 """Fewest rows per program when a panel is spread over several."""
+BATCH_PANEL_WARP_ROWS = {4: 64}
+"""Rows per warp of a panel kernel program factoring a panel of one matrix of a batch (the blocked path), by item
+size (else 32; at most 8 warps).
+H100, 2026-11-24, panels of 10000 matrices of 128 x 128 (4 launches): float32 3.3 ms at 64 rows a warp against 4.2
+at 32, 9.3 at 16; float64 7.4 at 32 and at 64, 11.6 at 16, 79 at 128
+(bench-results/nvidia-h100/2026-11-24-lu-batch-eager/)."""
 PANEL_PROGRAMS_PER_SM = 1
 """Most programs per SM when a panel is spread over several (their grid-wide wait needs every program resident:
 programs of PANEL_ROWS rows are one warp each, so a few fit on an SM). With one per SM a panel taller than
@@ -67,6 +74,11 @@ LOOKAHEAD = False
 during the trailing update). Off until timed on a GPU: the panel kernel's grid-wide wait then shares the
 GPU with a GEMM, whose CTAs hold SMs until they finish (no deadlock, since they wait on nothing, but the
 overlap is unmeasured)."""
+EAGER_BATCH_BYTES = 16 << 20
+"""Batches of at least this many bytes are factored launch by launch in their result rather than by a graph replay in
+static buffers, whose copies in and out cost more than the launches' host time: H100, 2026-11-24
+(bench-results/nvidia-h100/2026-11-24-lu-batch-eager/), 10000 matrices of 128 x 128 float64 14.9 -> 14.0 ms, float32
+8.7 -> 8.7 (7.8 with BATCH_PANEL_WARP_ROWS), 100 x 100 float64 15.2 -> 12.6, float32 14.2 -> 9.2."""
 INTERCHANGE_GROUP = 32
 """Row interchanges that ``lu_solve`` applies per step, as one permutation of the rows they touch."""
 BATCHED_BYTES = 16384
@@ -280,9 +292,14 @@ def _factor_call(
     return call, lu.reshape(ta.shape), piv if ta.ndim == 3 else piv[0], info
 
 
-def column_major(t: torch.Tensor, device: torch.device) -> torch.Tensor:
-    """A copy of ``t`` on ``device`` with each matrix column-major (LAPACK's order, which the kernels want)."""
+def column_major(t: torch.Tensor, device: torch.device, kernel: bool = False) -> torch.Tensor:
+    """A copy of ``t`` on ``device`` with each matrix column-major (LAPACK's order, which the kernels want); with
+    ``kernel``, a (batch, m, n) ``t`` already on ``device`` is copied by densela's transpose kernel (H100,
+    2026-11-24: 10000 x 128 x 128 float64 in ... ms, torch's copy 1.42)."""
     work = torch.empty((*t.shape[:-2], t.shape[-1], t.shape[-2]), dtype=t.dtype, device=device).mT
+    if kernel and t.device == device and t.ndim == 3 and t.numel():
+        launch_transpose(t, work.mT, 1.0)
+        return work
     return work.copy_(t)
 
 
@@ -293,16 +310,20 @@ def factor(
 
     ``in_place``: ``src`` (column-major matrices on the run device) becomes ``lu``. Otherwise ``lu`` is a
     new column-major array; on a GPU the launches of a shape seen before replay as one CUDA graph (the
-    Python between a factorization's hundreds of launches costs more than their GPU time below n ~ 8192).
+    Python between a factorization's hundreds of launches costs more than their GPU time below n ~ 8192),
+    except for batches of EAGER_BATCH_BYTES or more.
     """
     batch, m, n = src.shape
     if batch > 1 and call.backend != "torch" and min(m, n):
         warp = _warp_launch(m, n, src.element_size()) if call.run_device.type == "cuda" and not INTERPRET else None
         if warp or _pow2(m) * _pow2(n) <= BATCHED_SMALL:
             return _factor_small(call, src, in_place, warp)
-    one_launch = batch > 1 and _whole(src)
-    if in_place or one_launch or call.backend == "torch" or call.run_device.type != "cuda" or min(m, n) == 0:
-        return _factor_eager(call, src if in_place else column_major(src, call.run_device), precision)
+    # a batch whose GPU time outlasts its launches' host time runs launch by launch in its result: a graph's
+    # replay works in static buffers, copied into and out of (10000 x 128 x 128 float64: 0.9 of 15 ms to copy out)
+    eager = batch > 1 and (_whole(src) or src.numel() * src.element_size() >= EAGER_BATCH_BYTES)
+    if in_place or eager or call.backend == "torch" or call.run_device.type != "cuda" or min(m, n) == 0:
+        kernel = call.backend == "triton"
+        return _factor_eager(call, src if in_place else column_major(src, call.run_device, kernel), precision)
     tuning = (_blocks(), BATCHED_BYTES, PANEL_ROWS, PANEL_PROGRAMS_PER_SM, LOOKAHEAD)
     key = ("lu_factor", src.shape, src.dtype, call.run_device, precision, *tuning)
 
@@ -562,6 +583,7 @@ def _launch_panel(
         rows_per = max(PANEL_ROWS, _pow2(cdiv(rows, slots)))
         programs = cdiv(rows, rows_per)
     parts = max(2, _pow2(programs))
+    warp_rows = BATCH_PANEL_WARP_ROWS.get(panel.element_size(), 32) if batch > 1 and work is not None else 32
     scratch = torch.empty((batch, 2 * parts, nb), dtype=panel.dtype, device=panel.device)
     if work is not None and (work.perm is None or work.perm.shape[1] < 2 * nb):
         work.perm = torch.empty((batch, 2 * nb), dtype=torch.int32, device=panel.device)
@@ -582,7 +604,7 @@ def _launch_panel(
         *panel.stride(),
         piv.stride(0), info.stride(0), perm.stride(0), scratch.stride(0),
         ROWS=rows_per, NB=nb, PARTS=parts, GRID_SYNC=sync, WRITE_PERM=work is not None,
-        num_warps=max(1, min(8, rows_per // 32)),
+        num_warps=max(1, min(8, rows_per // warp_rows)),
     )  # fmt: skip
 
 

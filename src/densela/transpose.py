@@ -523,29 +523,48 @@ def _as_words(t: torch.Tensor, scaled: bool) -> tuple[torch.Tensor, int]:
 
 
 def launch_transpose(a: torch.Tensor, out: torch.Tensor, alpha: float, lo: torch.Tensor | None = None) -> None:
-    """Launches ``out = alpha * a.T`` (a m x n, out n x m, same dtype; alpha == 1 moves bits) on checked tensors.
+    """Launches ``out = alpha * a.T`` (a m x n, out n x m, same dtype; alpha == 1 moves bits) on checked tensors,
+    or for batches (3-D ``a`` and ``out``) ``out[i] = alpha * a[i].T``.
 
     With ``lo`` (float32, alpha == 1, the same strides as ``out``) the transpose is split into TF32 parts
     for a 3xTF32 product: ``out`` gets the rounded high part and ``lo`` the rounded remainder.
     """
+    if a.ndim == 3:  # matrices in the grid's second dimension, at most MAX_GRID_Y a launch
+        for start in range(0, a.shape[0], MAX_GRID_Y):
+            stop = start + MAX_GRID_Y
+            _launch_tiles(a[start:stop], out[start:stop], alpha, None if lo is None else lo[start:stop])
+    else:
+        _launch_tiles(a, out, alpha, lo)
+
+
+MAX_GRID_Y = 65535
+"""CUDA's limit on a grid's second dimension, which carries a batch's matrices."""
+
+
+def _launch_tiles(a: torch.Tensor, out: torch.Tensor, alpha: float, lo: torch.Tensor | None) -> None:
+    """``transpose_tiles_kernel`` on the m x n ``a`` (or a batch of at most MAX_GRID_Y, items moved one by one)."""
     scaled = alpha != 1.0
     split = lo is not None
-    packed = None if scaled or split else _packed(a, out)
+    batch, batch_strides = (a.shape[0], (a.stride(0), out.stride(0))) if a.ndim == 3 else (1, (0, 0))
+    one_a, one_out = (a[0], out[0]) if a.ndim == 3 else (a, out)
+    packed = None if scaled or split or a.ndim == 3 else _packed(a, out)
     (src, vec), (dst, _) = _as_words(a, scaled or split), _as_words(out, scaled or split)
     if packed is None:
-        pack, (m, n), strides, itemsize = 1, a.shape, (*a.stride(), *out.stride()), a.element_size()
+        pack, (m, n), strides = 1, one_a.shape, (*one_a.stride(), *one_out.stride())
+        itemsize = a.element_size()
     else:
         (pack, m, n, strides), itemsize = packed, 4
     cfg = transpose_tiles(m, n, strides[0], strides[1], itemsize, pack)
     tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n)
-    _TILES((tiles,),
+    _TILES((tiles, batch),
         src, dst, lo if split else dst,
         m, n,
         *strides,
+        *batch_strides,
         alpha,
         SCALE=scaled,
         SPLIT=split,
-        INDEX_64=needs_int64(src, dst),
+        INDEX_64=needs_int64(*((src[0], dst[0]) if a.ndim == 3 else (src, dst))),  # a batch's offsets are 64-bit
         VEC=vec,
         PACK=pack,
         BLOCK_M=cfg.block_m, BLOCK_N=cfg.block_n,

@@ -116,6 +116,7 @@ def transpose_tiles_kernel(
     M, N,
     stride_am, stride_an,
     stride_om, stride_on,
+    stride_ab, stride_ob,
     alpha: tl.float64,
     SCALE: tl.constexpr,
     SPLIT: tl.constexpr,
@@ -125,7 +126,8 @@ def transpose_tiles_kernel(
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
     HINTS: tl.constexpr,
 ):  # fmt: skip
-    """One program writes ``out = A.T`` for one BLOCK_M x BLOCK_N tile of the M x N matrix ``A``.
+    """One program writes ``out = A.T`` for one BLOCK_M x BLOCK_N tile of the M x N matrix ``A``: matrix
+    ``program_id(1)`` of a batch, ``stride_ab`` and ``stride_ob`` items apart in ``A`` and ``out``.
 
     With ``PACK`` > 1 (1- and 2-byte items moved untouched, ``_transpose_packed``) ``A`` is M x N 32-bit words
     of PACK items each, and the tile BLOCK_M rows by BLOCK_N words.
@@ -140,6 +142,10 @@ def transpose_tiles_kernel(
     stride_am, stride_an = multiple(stride_am, HINTS[2]), multiple(stride_an, HINTS[3])
     stride_om, stride_on = multiple(stride_om, HINTS[4]), multiple(stride_on, HINTS[5])
     pid = tl.program_id(0)
+    matrix = tl.program_id(1).to(tl.int64)
+    a_ptr += matrix * stride_ab * VEC
+    out_ptr += matrix * stride_ob * VEC
+    lo_ptr += matrix * stride_ob * VEC
     tiles_n = tl.cdiv(N, BLOCK_N)
     row0 = (pid // tiles_n) * BLOCK_M
     col0 = (pid % tiles_n) * BLOCK_N
