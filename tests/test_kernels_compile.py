@@ -185,7 +185,9 @@ def test_tma_kernel_compiles_for_hopper(
 @compiled
 @pytest.mark.parametrize("vec", [1, 2])
 def test_transpose_compiles_for_hopper_with_64_bit_offsets(vec):
-    constants = dict(SCALE=False, SPLIT=False, INDEX_64=True, VEC=vec, PACK=1, BLOCK_M=64, BLOCK_N=64, HINTS=(1,) * 6)
+    constants = dict(
+        SCALE=False, SPLIT=False, INDEX_64=True, VEC=vec, PACK=1, BLOCK_M=64, BLOCK_N=64, HINTS=(1,) * 6, BATCHED=False
+    )
     ptx = compile_ptx(transpose_tiles_kernel, "*i32", constants, ("stride_an", "stride_on"))
     assert "ld.global" in ptx and "st.global" in ptx
 
@@ -194,7 +196,7 @@ def test_transpose_compiles_for_hopper_with_64_bit_offsets(vec):
 def test_hinted_transpose_loads_and_stores_in_vectors():
     """float32 rows of 100 items (100000 x 100): with M, N and the strides declared multiples of 4 (``HINTS``) the
     tile loads and stores in 16-byte vectors (stride_om stays unspecialized here, so it is hinted too)."""
-    constants = dict(SCALE=False, SPLIT=False, INDEX_64=False, VEC=1, PACK=1, BLOCK_M=32, BLOCK_N=128)
+    constants = dict(SCALE=False, SPLIT=False, INDEX_64=False, VEC=1, PACK=1, BLOCK_M=32, BLOCK_N=128, BATCHED=False)
     constants.update(HINTS=(4, 4, 4, 1, 4, 1))
     ptx = compile_ptx(transpose_tiles_kernel, "*i32", constants, ("stride_an", "stride_on"))
     assert "ld.global.v4" in ptx and "st.global.v4" in ptx
@@ -202,7 +204,9 @@ def test_hinted_transpose_loads_and_stores_in_vectors():
 
 @compiled
 def test_tf32_split_compiles_for_hopper():
-    constants = dict(SCALE=False, SPLIT=True, INDEX_64=False, VEC=1, PACK=1, BLOCK_M=64, BLOCK_N=64, HINTS=(1,) * 6)
+    constants = dict(
+        SCALE=False, SPLIT=True, INDEX_64=False, VEC=1, PACK=1, BLOCK_M=64, BLOCK_N=64, HINTS=(1,) * 6, BATCHED=False
+    )
     ptx = compile_ptx(transpose_tiles_kernel, "*fp32", constants, ("stride_an", "stride_on"))
     assert ptx.count("st.global") >= 2  # high and low parts
 

@@ -569,6 +569,7 @@ def _launch_tiles(a: torch.Tensor, out: torch.Tensor, alpha: float, lo: torch.Te
         PACK=pack,
         BLOCK_M=cfg.block_m, BLOCK_N=cfg.block_n,
         HINTS=_hints(m, n, strides, itemsize),
+        BATCHED=a.ndim == 3,
         num_warps=cfg.num_warps,
     )  # fmt: skip
 

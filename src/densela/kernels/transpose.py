@@ -125,9 +125,11 @@ def transpose_tiles_kernel(
     PACK: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
     HINTS: tl.constexpr,
+    BATCHED: tl.constexpr,
 ):  # fmt: skip
-    """One program writes ``out = A.T`` for one BLOCK_M x BLOCK_N tile of the M x N matrix ``A``: matrix
-    ``program_id(1)`` of a batch, ``stride_ab`` and ``stride_ob`` items apart in ``A`` and ``out``.
+    """One program writes ``out = A.T`` for one BLOCK_M x BLOCK_N tile of the M x N matrix ``A``; with BATCHED, of
+    matrix ``program_id(1)`` of a batch, ``stride_ab`` and ``stride_ob`` items apart in ``A`` and ``out`` (without,
+    the pointers keep the alignment Triton knows of them).
 
     With ``PACK`` > 1 (1- and 2-byte items moved untouched, ``_transpose_packed``) ``A`` is M x N 32-bit words
     of PACK items each, and the tile BLOCK_M rows by BLOCK_N words.
@@ -142,10 +144,11 @@ def transpose_tiles_kernel(
     stride_am, stride_an = multiple(stride_am, HINTS[2]), multiple(stride_an, HINTS[3])
     stride_om, stride_on = multiple(stride_om, HINTS[4]), multiple(stride_on, HINTS[5])
     pid = tl.program_id(0)
-    matrix = tl.program_id(1).to(tl.int64)
-    a_ptr += matrix * stride_ab * VEC
-    out_ptr += matrix * stride_ob * VEC
-    lo_ptr += matrix * stride_ob * VEC
+    if BATCHED:
+        matrix = tl.program_id(1).to(tl.int64)
+        a_ptr += matrix * stride_ab * VEC
+        out_ptr += matrix * stride_ob * VEC
+        lo_ptr += matrix * stride_ob * VEC
     tiles_n = tl.cdiv(N, BLOCK_N)
     row0 = (pid // tiles_n) * BLOCK_M
     col0 = (pid % tiles_n) * BLOCK_N
