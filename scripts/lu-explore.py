@@ -22,7 +22,7 @@ from triton.testing import do_bench
 import densela as dl
 import densela.lu as lu_module
 from densela.bench.providers import conditioned_matrix
-from densela.bench.timing import kernel_times
+from densela.bench.timing import host_us, kernel_times
 
 DEV = "cuda"
 OUT = os.environ.get("OUT", ".")
@@ -264,17 +264,11 @@ def warp() -> None:
 def batch_profile() -> None:
     """Batches: GPU time per kernel of lu_factor_ex on 10000 matrices of 128 x 128 (and 64 x 64), and where the host
     time of lu_factor (which synchronizes) goes on 1000 matrices of 8 x 8 and 16 x 16: time per call against torch's,
-    and a cProfile by the functions' own time ($OUT/lu-host-profile.txt)."""
-    import cProfile
-    import io
-    import pstats
-
-    known = hasattr(lu_module, "PANEL_WARP_ROWS")
-    default = getattr(lu_module, "PANEL_WARP_ROWS", 32)
-    for n, warp_rows in [(128, default), (100, default), (64, default), (128, 16), (128, 64), (128, 128)]:
-        if not known and warp_rows != default:
-            continue  # an older densela: no such setting
-        lu_module.PANEL_WARP_ROWS = warp_rows
+    and a cProfile by the functions' own time ($OUT/lu-host-profile.txt). ``lu.BATCH_PANEL_WARP_ROWS`` as it is
+    (None below) and at 16, 64 and 128 rows a warp for either item size."""
+    default = lu_module.BATCH_PANEL_WARP_ROWS
+    for n, warp_rows in [(128, None), (100, None), (64, None), (128, 16), (128, 64), (128, 128)]:
+        lu_module.BATCH_PANEL_WARP_ROWS = default if warp_rows is None else {4: warp_rows, 8: warp_rows}
         for dtype in (torch.float64, torch.float32):
             a = torch.randn(10000, n, n, dtype=dtype, device=DEV)
             lu, piv, _ = dl.lu_factor_ex(a)
@@ -289,29 +283,18 @@ def batch_profile() -> None:
             times = {k: [len(v), sum(v) / 1000] for k, v in kernels.items()}
             record(kind="batch-profile", count=10000, n=n, dtype=str(dtype), warp_rows=warp_rows, ms=ms,
                    pivots_equal=same, max_diff=err, kernels=times)  # fmt: skip
-    lu_module.PANEL_WARP_ROWS = default
+    lu_module.BATCH_PANEL_WARP_ROWS = default
+    profile = os.path.join(OUT, "lu-host-profile.txt")
     for n in (8, 16):
         a = torch.randn(1000, n, n, device=DEV, dtype=torch.float64)
         calls = {"densela": partial(dl.lu_factor, a, check_finite=False), "torch": partial(torch.linalg.lu_factor, a)}
         for name, fn in calls.items():
-            for _ in range(20):
-                fn()
-            torch.cuda.synchronize()
-            start = time.perf_counter()
-            for _ in range(200):
-                fn()
-            per_call = (time.perf_counter() - start) / 200 * 1e6
+            if name == "densela":
+                with open(profile, "a") as f:
+                    f.write(f"=== 1000 x {n}\n")
+            per_call = host_us(fn, 200, warmup=20, profile=profile if name == "densela" else None)
             record(kind="batch-host", count=1000, n=n, who=name, us_per_call=per_call)
             print(f"batch-host 1000 x {n} {name}: {per_call:.1f} us per call")
-        profile = cProfile.Profile()
-        profile.enable()
-        for _ in range(200):
-            calls["densela"]()
-        profile.disable()
-        text = io.StringIO()
-        pstats.Stats(profile, stream=text).sort_stats("tottime").print_stats(25)
-        with open(os.path.join(OUT, "lu-host-profile.txt"), "a") as f:
-            f.write(f"=== 1000 x {n}\n{text.getvalue()}\n")
 
 
 def whole_sweep(budget_s: float) -> None:

@@ -20,7 +20,7 @@ import triton
 import triton.testing
 
 import densela as dl
-from densela.bench.timing import kernel_times, peak_extra_bytes
+from densela.bench.timing import host_us, kernel_times, peak_extra_bytes
 from densela.tuning import TileConfig
 
 TR = importlib.import_module("densela.transpose")
@@ -361,48 +361,21 @@ def restride(copy: float) -> None:
     TR.RESTRIDE_BYTES = default
     for shape in [(4096, 2187), (4096, 4095)]:
         again = alternate(torch.randn(shape, device="cuda"))
-        for _ in range(5):
-            again()
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        for _ in range(50):
-            again()
-        host = (time.perf_counter() - t0) / 50
-        torch.cuda.synchronize()
-        gpu = (time.perf_counter() - t0) / 50
-        record(group="restride-host", shape=list(shape), host_us=host * 1e6, host_and_gpu_us=gpu * 1e6)
+        record(group="restride-host", shape=list(shape), host_us=host_us(again, 50), gpu_us=ms(again) * 1e3)
 
 
 def host(copy: float) -> None:
     """Host time of replayed in-place transposes (100 calls queued without waiting) against their GPU time, and a
     cProfile of those calls by the functions' own time (``$OUT/host-profile.txt``)."""
-    import cProfile
-    import io
-    import pstats
-
+    profile = os.path.join(os.environ.get("OUT", "."), "host-profile.txt")
     for shape, dtype in [((4096, 4374), torch.bfloat16), ((4096, 4374), torch.float32), ((4096, 2187), torch.bfloat16),
                          ((32768, 1024), torch.bfloat16)]:  # fmt: skip
         again = alternate(torch.randn(shape, device="cuda").to(dtype))
-        for _ in range(5):
-            again()
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        for _ in range(100):
-            again()
-        queued = (time.perf_counter() - t0) / 100
-        torch.cuda.synchronize()
+        with open(profile, "a") as f:
+            f.write(f"=== {shape} {dtype}\n")
+        queued = host_us(again, 100, profile=profile)
         gpu = ms(again)
-        profile = cProfile.Profile()
-        profile.enable()
-        for _ in range(100):
-            again()
-        profile.disable()
-        torch.cuda.synchronize()
-        text = io.StringIO()
-        pstats.Stats(profile, stream=text).sort_stats("tottime").print_stats(25)
-        with open(os.path.join(os.environ.get("OUT", "."), "host-profile.txt"), "a") as f:
-            f.write(f"=== {shape} {dtype}\n{text.getvalue()}\n")
-        record(group="host", shape=list(shape), dtype=str(dtype), host_us=queued * 1e6, gpu_us=gpu * 1e3,
+        record(group="host", shape=list(shape), dtype=str(dtype), host_us=queued, gpu_us=gpu * 1e3,
                pct=2 * math.prod(shape) * torch.finfo(dtype).bits / 8 / gpu / 1e6 / copy * 100)  # fmt: skip
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+import time
 from functools import partial
 
 import numpy as np
@@ -451,3 +452,16 @@ def test_densela_inplace_transpose_alternates():
     first, second = run().clone(), run()
     assert torch.equal(first, original.T) and torch.equal(second, original)
     assert torch.equal(x["a"], original)
+
+
+def test_host_us_times_the_calls_and_profiles_them(tmp_path) -> None:
+    """Host time per call grows with the call's own work, and the profile names the function called."""
+
+    def slow() -> None:
+        time.sleep(0.002)
+
+    profile = tmp_path / "profile.txt"
+    per_call = bench_timing.host_us(slow, calls=5, warmup=1, profile=str(profile))
+    assert 2000 <= per_call < 200000
+    assert bench_timing.host_us(lambda: None, calls=5, warmup=1) < per_call
+    assert "slow" in profile.read_text()

@@ -26,6 +26,10 @@ _I32 = 2**31
 _I64 = 2**63
 
 
+MAX_GRID_Y = 65535
+"""CUDA's limit on a grid's second dimension, which carries a batch's matrices (GEMM, batched transposes)."""
+
+
 def cdiv(a: int, b: int) -> int:
     """``ceil(a / b)`` for host code (``triton.cdiv`` is a constexpr function, ten times slower to call)."""
     return -(-a // b)

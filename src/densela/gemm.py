@@ -12,6 +12,7 @@ from triton.tools.tensor_descriptor import TensorDescriptor
 from densela import _errors
 from densela._arrays import INTERPRET, Call, needs_int64, prepare
 from densela._launch import (
+    MAX_GRID_Y,
     WORKSPACE_TENSORS,
     Launcher,
     cdiv,
@@ -50,7 +51,6 @@ _TMA = Launcher(gemm_tma_kernel)
 _WS = Launcher(gemm_ws_kernel)
 _SUM = Launcher(split_sum_kernel)
 
-MAX_GRID_Y = 65535  # CUDA's limit on the second grid dimension, which carries the batch
 
 _ACC_DTYPE = {
     torch.float16: tl.float32,

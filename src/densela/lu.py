@@ -293,12 +293,12 @@ def _factor_call(
     return call, lu.reshape(ta.shape), piv if ta.ndim == 3 else piv[0], info
 
 
-def column_major(t: torch.Tensor, device: torch.device, kernel: bool = False) -> torch.Tensor:
-    """A copy of ``t`` on ``device`` with each matrix column-major (LAPACK's order, which the kernels want); with
-    ``kernel``, a (batch, m, n) ``t`` already on ``device`` is copied by densela's transpose kernel (H100,
+def column_major(t: torch.Tensor, device: torch.device) -> torch.Tensor:
+    """A copy of ``t`` on ``device`` with each matrix column-major (LAPACK's order, which the kernels want); a
+    (batch, m, n) ``t`` already on a device the kernels run on is copied by densela's transpose kernel (H100,
     2026-11-24: 10000 x 128 x 128 float64 in 0.87 ms, float32 0.44, where torch's copy took 1.42 and 1.17)."""
     work = torch.empty((*t.shape[:-2], t.shape[-1], t.shape[-2]), dtype=t.dtype, device=device).mT
-    if kernel and t.device == device and t.ndim == 3 and t.numel():
+    if t.device == device and (device.type == "cuda" or INTERPRET) and t.ndim == 3 and t.numel():
         launch_transpose(t, work.mT, 1.0)
         return work
     return work.copy_(t)
@@ -323,8 +323,7 @@ def factor(
     # replay works in static buffers, copied into and out of (10000 x 128 x 128 float64: 0.9 of 15 ms to copy out)
     eager = batch > 1 and (_whole(src) or src.numel() * src.element_size() >= EAGER_BATCH_BYTES)
     if in_place or eager or call.backend == "torch" or call.run_device.type != "cuda" or min(m, n) == 0:
-        kernel = call.backend == "triton"
-        return _factor_eager(call, src if in_place else column_major(src, call.run_device, kernel), precision)
+        return _factor_eager(call, src if in_place else column_major(src, call.run_device), precision)
     tuning = (_blocks(), BATCHED_BYTES, PANEL_ROWS, PANEL_PROGRAMS_PER_SM, LOOKAHEAD)
     key = ("lu_factor", src.shape, src.dtype, call.run_device, precision, *tuning)
 

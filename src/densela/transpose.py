@@ -17,6 +17,7 @@ import triton
 from densela import _errors
 from densela._arrays import INTERPRET, Call, as_tensor, needs_int64, prepare
 from densela._launch import (
+    MAX_GRID_Y,
     WORKSPACE_TENSORS,
     Launcher,
     cdiv,
@@ -535,10 +536,6 @@ def launch_transpose(a: torch.Tensor, out: torch.Tensor, alpha: float, lo: torch
             _launch_tiles(a[start:stop], out[start:stop], alpha, None if lo is None else lo[start:stop])
     else:
         _launch_tiles(a, out, alpha, lo)
-
-
-MAX_GRID_Y = 65535
-"""CUDA's limit on a grid's second dimension, which carries a batch's matrices."""
 
 
 def _launch_tiles(a: torch.Tensor, out: torch.Tensor, alpha: float, lo: torch.Tensor | None) -> None:
