@@ -3,7 +3,7 @@
 transpose_ (square and rectangular) across tile configurations, against the device-to-device copy measured
 in the same run. Writes JSON lines to $OUT/memory-explore.jsonl (or ./memory-explore.jsonl), prints a table.
 
-    python scripts/memory-explore.py [groups...]   # groups: hot transpose packed add square rect walk c2r split restride host (default: all)
+    python scripts/memory-explore.py [groups...]   # groups: hot transpose packed add square rect walk c2r split restride directions host (default: all)
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import triton
 import triton.testing
 
 import densela as dl
+from densela._launch import kept_counters
 from densela.bench.timing import host_us, kernel_times, peak_extra_bytes
 from densela.tuning import TileConfig
 
@@ -362,6 +363,45 @@ def restride(copy: float) -> None:
     for shape in [(4096, 2187), (4096, 4095)]:
         again = alternate(torch.randn(shape, device="cuda"))
         record(group="restride-host", shape=list(shape), host_us=host_us(again, 50), gpu_us=ms(again) * 1e3)
+
+
+def directions(copy: float) -> None:
+    """Split in-place transposes one direction at a time (each call on the same memory viewed as the same shape): the
+    call's GPU time and each kernel's (mean of five profiled calls, each after an emptied L2); then the restride alone per block size, waiting on
+    its flags as it must and with every flag set beforehand (no waits: what the ordering costs)."""
+    default = TR.RESTRIDE_BYTES
+    flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")  # L2 emptied before each profiled call
+    for shape in [(4096, 4374), (4374, 4096), (4096, 2187), (2187, 4096), (4096, 4095), (4095, 4096)]:
+        for dtype in (torch.float32, torch.bfloat16):
+            x = torch.randn(shape, device="cuda").to(dtype)
+            nbytes = 2 * x.numel() * x.element_size()
+            t = ms(lambda: dl.transpose_(x.view(shape)))
+            launches: dict[str, list] = {}
+            for _ in range(5):
+                for name, times in kernel_times(lambda: (flush.zero_(), dl.transpose_(x.view(shape)))).items():
+                    if not name.startswith("void at::"):  # the flush
+                        launches.setdefault(name[:24], []).append(times)
+            kernels = {n: [round(sum(c) / len(c), 1) for c in zip(*v)] for n, v in launches.items()}
+            record(group="direction", shape=list(shape), dtype=str(dtype), us=t * 1e3, pct=nbytes / t / 1e6 / copy * 100,
+                   kernels_us=kernels)  # fmt: skip
+            split = TR._split_plan(*shape)
+            words = x.view(TR._WORDS[x.element_size()]).reshape(-1)
+            side = torch.empty(split.side_items, dtype=words.dtype, device="cuda")
+            for size in (4096, 8192, 16384):
+                TR.RESTRIDE_BYTES = size
+                g = TR._split_restride(*shape, split, x.element_size())
+                state = kept_counters("restride", g.blocks + 2, x.device)
+                flags = state[2 : g.blocks + 2]
+                for waits in (True, False):
+
+                    def run() -> None:
+                        flags.copy_((state[:1] + (0 if waits else 1)).expand(g.blocks))
+                        TR._restride(words, side if split.rows else None, g)
+
+                    t = ms(run)
+                    record(group="direction-restride", shape=list(shape), dtype=str(dtype), restride_bytes=size, waits=waits,
+                           us=t * 1e3, pct=nbytes / t / 1e6 / copy * 100)  # fmt: skip
+    TR.RESTRIDE_BYTES = default
 
 
 def host(copy: float) -> None:

@@ -360,10 +360,11 @@ def test_transpose_inplace_workspace_bytes() -> None:
     assert dl.transpose_.workspace_bytes((9, 7), torch.complex128) == 0  # 16-byte items: two words each
     assert dl.transpose_.workspace_bytes((30011, 19997), torch.complex128) > 0
     # split: the rest aside (one row of 4095 items here), the restride's epoch, counter and flag per block of
-    # RESTRIDE_BYTES (16 KiB: 4095 of them for float32, 4 x 4095 for complex128), the part's chunk workspace (none
-    # for a square)
-    assert dl.transpose_.workspace_bytes((4096, 4095), torch.float32) == 4 * 4095 + 4 * (4095 + 2)
-    assert dl.transpose_.workspace_bytes((4096, 4095), torch.complex128) == 16 * 4095 + 4 * (4 * 4095 + 2)
+    # RESTRIDE_BYTES (8 KiB: 2 x 4095 of them for float32, 8 x 4095 for complex128), the part's chunk workspace
+    # (none for a square)
+    assert TRANSPOSE_MODULE.RESTRIDE_BYTES == 8192
+    assert dl.transpose_.workspace_bytes((4096, 4095), torch.float32) == 4 * 4095 + 4 * (2 * 4095 + 2)
+    assert dl.transpose_.workspace_bytes((4096, 4095), torch.complex128) == 16 * 4095 + 4 * (8 * 4095 + 2)
     for m, n in [(4099, 4097), (2**12, 3**7), (3**7, 2**12), (12288, 8190), (20000, 19999)]:
         split = TRANSPOSE_MODULE._split_plan(m, n)
         used = dl.transpose_.workspace_bytes((m, n), torch.float32)

@@ -170,8 +170,8 @@ def _workspace_bytes(shape: tuple[int, int], dtype: Any) -> int:
         0
         >>> dl.transpose_.workspace_bytes((9, 7), torch.complex128)
         0
-        >>> dl.transpose_.workspace_bytes((4096, 4095), torch.float32)  # a row of 4095 aside, 4095 flags and 2 words
-        32768
+        >>> dl.transpose_.workspace_bytes((4096, 4095), torch.float32)  # a row of 4095 aside, 8190 flags and 2 words
+        49148
         >>> 0 < dl.transpose_.workspace_bytes((3000, 2000), torch.float32) < 4 * 64 * 5000 + 16 * 20000
         True
     """
@@ -272,8 +272,10 @@ SPLIT_MIN_GCD = 32
 """A rectangle whose sides share no divisor above C2R_MAX_GCD is split, where it can be, into a part whose sides
 share at least this much and a thin rest (``_split_plan``); the part takes the block and chunk steps."""
 
-RESTRIDE_BYTES = 16384
-"""Bytes that one program of ``restride_rows_kernel`` moves."""
+RESTRIDE_BYTES = 8192
+"""Bytes that one program of ``restride_rows_kernel`` moves, with a warp per KiB (``_restride``). H100, 2026-11-24
+(``bench-results/nvidia-h100/2026-11-24-restride-hints/``): 8 KiB in eight warps took the six split shapes of the lab
+in 507 us against 591 for 16 KiB in four (bfloat16 2187 x 4096 28 us against 76)."""
 
 
 class _Split(NamedTuple):
@@ -722,7 +724,8 @@ def _restride(words: torch.Tensor, side: torch.Tensor | None, g: _Restride) -> N
         words, words if side is None else side, state,
         g.rows, g.length, g.source, g.target,
         DESCENDING=g.target > g.source, SIDE=side is not None, PARTS=g.parts, PART=g.part, DEPS=4,
-        INDEX_64=needs_int64(words), num_warps=max(1, min(8, g.parts * g.part * words.element_size() // 4096)),
+        INDEX_64=needs_int64(words), HINTS=_word_multiples((g.source, g.target, g.length), words.element_size()),
+        num_warps=max(1, min(8, g.parts * g.part * words.element_size() // 1024)),
     )  # fmt: skip
 
 

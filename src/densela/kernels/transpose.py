@@ -428,7 +428,7 @@ def restride_rows_kernel(
     words_ptr, side_ptr, state_ptr,
     ROWS_TOTAL, LENGTH, FROM, TO,
     DESCENDING: tl.constexpr, SIDE: tl.constexpr, PARTS: tl.constexpr, PART: tl.constexpr, DEPS: tl.constexpr,
-    INDEX_64: tl.constexpr,
+    INDEX_64: tl.constexpr, HINTS: tl.constexpr,
 ):  # fmt: skip
     """Moves, in place, ROWS_TOTAL rows of LENGTH words from a row stride of FROM words to one of TO: word c of row
     r goes from ``r * FROM + c`` to ``r * TO + c``, and with SIDE row r's words LENGTH .. TO - 1 come from row r of
@@ -447,8 +447,10 @@ def restride_rows_kernel(
     ``state_ptr``, kept from call to call (all zero when new): an epoch, the ticket counter, then a flag per block.
     A flag set to the epoch + 1 means loaded in this call; the program that takes the last ticket sets the
     counter back to zero and advances the epoch (every other program read the epoch before taking its ticket),
-    so no call has to clear the flags.
+    so no call has to clear the flags. ``HINTS``: what FROM, TO and LENGTH are each a multiple of (``multiple``),
+    so that rows load in vectors where their starts allow; every block but the last stores unmasked vectors.
     """
+    FROM, TO, LENGTH = multiple(FROM, HINTS[0]), multiple(TO, HINTS[1]), multiple(LENGTH, HINTS[2])
     BLOCK: tl.constexpr = PARTS * PART
     total = ROWS_TOTAL.to(tl.int64) * TO if INDEX_64 else ROWS_TOTAL * TO
     blocks = tl.cdiv(total, BLOCK)
@@ -488,4 +490,7 @@ def restride_rows_kernel(
         ready = tl.where(need, (seen == mark).to(tl.int32), 1)
         lo = tl.where(tl.min(ready, 0) > 0, lo + DEPS, lo)
     tl.debug_barrier()  # every thread past the wait before any stores
-    tl.store(words_ptr + o, words, mask=live)
+    if o0 + BLOCK <= total:
+        tl.store(words_ptr + o, words)
+    else:
+        tl.store(words_ptr + o, words, mask=live)
