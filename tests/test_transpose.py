@@ -432,6 +432,36 @@ def test_transpose_inplace_replays(shape: tuple[int, int], device: str, monkeypa
     assert plans and all(p is not None for p in plans)
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(4096, 2187), (999, 1000), (3000, 2000)], ids=str)
+def test_transpose_inplace_graph_replays(shape: tuple[int, int], device: str) -> None:
+    """Calls transposing one matrix's memory back and forth (split, and chunk steps): from the third call of each
+    direction they replay a CUDA graph of that memory; every result exact, for another matrix of the shape (its own
+    memory), on a side stream, and inside a caller's own graph capture (which densela then does not capture)."""
+    graphs = importlib.import_module("densela._launch").GRAPHS
+
+    def back_and_forth(a: torch.Tensor, calls: int) -> torch.Tensor:
+        for i in range(calls):
+            expected = a.T.contiguous()
+            a = dl.transpose_(a)
+            assert_identical(a, expected, f"{shape}, call {i}")
+        return a
+
+    a = back_and_forth(bits(shape, torch.float32, device), 8)
+    captured = [k for k, v in graphs.entries.items() if v is not None and k[0][0] == "transpose_"]
+    assert len(captured) == 2, captured
+    back_and_forth(bits(shape, torch.float32, device), 6)
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        back_and_forth(a, 6)
+    torch.cuda.synchronize()
+    expected, graph = a.T.contiguous(), torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        dl.transpose_(a)
+    graph.replay()
+    assert_identical(a.view(a.shape[1], a.shape[0]), expected, f"{shape}, in a caller's graph")
+
+
 @pytest.mark.parametrize("itemsize", [1, 2, 4, 8, 16])
 @pytest.mark.parametrize(
     "m, n", [(2, 3), (4096, 4095), (16383, 16381), (16385, 7), (7, 16385), (20000, 19999), (10**6, 3), (3, 10**6)]

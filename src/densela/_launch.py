@@ -383,11 +383,18 @@ def signature(t: torch.Tensor) -> tuple:
     return t.shape, t.stride(), t.dtype, t.get_device(), t.data_ptr() & 15 == 0, t.is_neg()
 
 
-def planned(key: tuple, slots: tuple[torch.Tensor, ...], out: torch.Tensor | None, call: Any) -> Any:
+def planned(
+    key: tuple, slots: tuple[torch.Tensor, ...], out: torch.Tensor | None, call: Any, graph: bool = False
+) -> Any:
     """``call()``, the whole checked call, for the first call of its ``key`` (everything the checks and the
     configuration read), recording its launches; later calls of the key replay them on ``slots`` (the call's
     tensors, ending with ``out`` where given) without the checks and the configuration choice. An ``out`` sharing
-    memory with another slot goes through ``call`` (whose checks refuse it, or allow it as ``gemm``'s c)."""
+    memory with another slot goes through ``call`` (whose checks refuse it, or allow it as ``gemm``'s c).
+
+    With ``graph`` (calls that write their ``out``, on CUDA), replays on the same memory as before are captured
+    into a CUDA graph (``GRAPHS``, keyed also on the slots' addresses; the second replay there captures) and
+    replayed by one launch: for calls of several launches whose host time exceeds their GPU time (``transpose_``
+    of rectangles). The graph keeps the plan, and so its workspaces, alive."""
     plan = PLANS.get(key, _UNPLANNED)
     if plan is _UNPLANNED:
         result, plan = Plan.record(slots, call)
@@ -397,6 +404,12 @@ def planned(key: tuple, slots: tuple[torch.Tensor, ...], out: torch.Tensor | Non
         return result
     if plan is None or (out is not None and storage_ptr(out) in [storage_ptr(t) for t in slots[:-1]]):
         return call()
+    if graph and plan.given and plan.device.type == "cuda" and not torch.cuda.is_current_stream_capturing():
+        here = (key, *[t.data_ptr() for t in slots])
+        entry = GRAPHS.get(here, lambda: plan, lambda kept: kept(*slots))
+        if entry is not None:
+            entry[1]()
+            return slots[-1]
     return plan(*slots)
 
 
@@ -450,6 +463,7 @@ class Graphs:
             del self.entries[next(iter(self.entries))]
 
 
-GRAPHS = Graphs(limit=4)
-"""The CUDA graphs of the operations that capture whole launch sequences (LU), keyed by operation and shape;
-cleared with the chosen configurations (``tuning.clear_cache``)."""
+GRAPHS = Graphs(limit=8)
+"""The CUDA graphs of the operations that capture whole launch sequences (LU, keyed by operation and shape; replays
+of ``planned`` calls with ``graph``, keyed also on their memory); cleared with the chosen configurations
+(``tuning.clear_cache``)."""

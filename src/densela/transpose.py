@@ -141,7 +141,7 @@ def transpose_(a: Any, /) -> Any:
     else:
         key = ("transpose_", rows, cols, *signature(work), *stream_key(work), *_settings())
         with call.guard():
-            planned(key, (work,), work, lambda: (launch_transpose_rectangular(work, rows, cols), work)[1])
+            planned(key, (work,), work, lambda: (launch_transpose_rectangular(work, rows, cols), work)[1], graph=True)
     if work is not ta:
         _memory(ta).copy_(_memory(work))
     return call.finish_view(ta.as_strided((n, m), (m, 1) if row_major else (1, n)))
