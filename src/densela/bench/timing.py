@@ -166,7 +166,9 @@ def time_transfers(host: Sequence[Any], device_result: Any, device: Any, reps: i
 
 def peak_extra_bytes(fn: Callable[[], Any]) -> tuple[Any, int]:
     """``(fn(), bytes)``: the result of one call of ``fn`` on the current CUDA device and the most memory it held
-    at once beyond what was allocated before it (PyTorch's caching allocator's peak, after synchronizing).
+    at once beyond what was allocated before it (PyTorch's caching allocator's peak, after synchronizing). The
+    allocator's cache is emptied first: a cached block up to 1 MiB larger than a request above 1 MiB is handed out
+    whole and counted whole, so the peak would depend on what earlier calls left in the cache.
 
     Example (needs a CUDA GPU):
         >>> import torch                                     # doctest: +SKIP
@@ -177,6 +179,7 @@ def peak_extra_bytes(fn: Callable[[], Any]) -> tuple[Any, int]:
     import torch
 
     torch.cuda.synchronize()
+    torch.cuda.empty_cache()
     torch.cuda.reset_peak_memory_stats()
     before = torch.cuda.memory_allocated()
     result = fn()
