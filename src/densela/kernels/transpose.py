@@ -471,10 +471,11 @@ def restride_rows_kernel(
     c = o - start - tl.where(second, TO, 0)
     live = o < total
     inside = c < LENGTH
-    words = tl.load(words_ptr + r * FROM + c, mask=live & inside)
-    if SIDE:
-        side = tl.load(side_ptr + r * (TO - LENGTH) + (c - LENGTH), mask=live & ~inside)
-        words = tl.where(inside, words, side)
+    if SIDE:  # one load per word, from the matrix or the side
+        source = tl.where(inside, words_ptr + r * FROM + c, side_ptr + r * (TO - LENGTH) + (c - LENGTH))
+        words = tl.load(source, mask=live)
+    else:
+        words = tl.load(words_ptr + r * FROM + c, mask=live & inside)
     tl.debug_barrier()  # every thread's loads done before the flag says so
     tl.atomic_xchg(flags_ptr + b, mark, sem="release")
     # the blocks that receive the source words lying in this block's destination
