@@ -9,6 +9,7 @@ and check that the products use the instructions they should.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +28,7 @@ from densela.kernels.lu import interchange_rows_kernel, matvec_kernel, sweep_sol
 from densela.kernels.lu_warp import lu_warp_kernel
 from densela.kernels.transpose import (
     permute_chunks_kernel,
+    restride_rows_kernel,
     shuffle_columns_kernel,
     shuffle_rows_kernel,
     transpose_tiles_kernel,
@@ -200,6 +202,26 @@ def test_hinted_transpose_loads_and_stores_in_vectors():
     constants.update(HINTS=(4, 4, 4, 1, 4, 1))
     ptx = compile_ptx(transpose_tiles_kernel, "*i32", constants, ("stride_an", "stride_on"))
     assert "ld.global.v4" in ptx and "st.global.v4" in ptx
+
+
+@compiled
+@pytest.mark.parametrize("side", [False, True])
+@pytest.mark.parametrize(
+    "hints, load, count",
+    [((8, 8, 8), "ld.global.v4.b32", 2), ((2, 2, 2), "ld.global.b32", 8), ((1, 1, 1), "ld.global.b16", 16)],
+)
+def test_restride_loads_each_word_once_in_the_widest_vectors_hinted(
+    side: bool, hints: tuple, load: str, count: int
+) -> None:
+    """16-bit words restrided 8 KiB a program by eight warps: rows whose FROM, TO and LENGTH are declared multiples of 8
+    (or 2) words load in 16-byte (or 4-byte) vectors, undeclared ones word by word; a spreading block with a side
+    issues as many loads as one without (a pointer chosen per word, not a second masked load); full blocks store
+    16-byte vectors whatever the hints. Each thread moves 16 words."""
+    constants = dict(DESCENDING=side, SIDE=side, PARTS=1, PART=4096, DEPS=4, INDEX_64=False, HINTS=hints)
+    ptx = compile_ptx(restride_rows_kernel, "*i16", constants, num_warps=8, pointers={"state_ptr": "*i32"})
+    loads = re.findall(r"ld\.global\.(?:v\d\.)?b\d+", ptx)
+    assert set(loads) == {load} and len(loads) == count, loads
+    assert "st.global.v4.b32" in ptx
 
 
 @compiled
