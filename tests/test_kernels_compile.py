@@ -267,12 +267,25 @@ def test_chunk_walk_keeps_its_window_in_registers(pointer: str, piece: int, ahea
     """The chunk walk (``permute_chunks_kernel``) compiles for sm_90 with AHEAD chunks of a 2 KiB piece held in
     registers (no local-memory spills), a barrier between a window's loads and its stores, 64-bit table reads."""
     table = {"table_ptr": "*i64"}
-    save = compile_ptx(permute_chunks_kernel, pointer, dict(SAVE=True, AHEAD=ahead, BLOCK=piece), pointers=table)
-    walk = compile_ptx(permute_chunks_kernel, pointer, dict(SAVE=False, AHEAD=ahead, BLOCK=piece), pointers=table)
+    constants = dict(AHEAD=ahead, BLOCK=piece, CHUNK_MULTIPLE=1)
+    save = compile_ptx(permute_chunks_kernel, pointer, dict(constants, SAVE=True), pointers=table)
+    walk = compile_ptx(permute_chunks_kernel, pointer, dict(constants, SAVE=False), pointers=table)
     assert "ld.global" in save and "st.global" in save
     assert "ld.local" not in walk and "st.local" not in walk
     assert "bar.sync" in walk
     assert "ld.global.b64" in walk or "ld.global.u64" in walk
+
+
+@compiled
+@pytest.mark.parametrize("multiple, vector", [(1, "ld.global.b32"), (2, "ld.global.v2.b32"), (4, "ld.global.v4.b32")])
+def test_chunk_walk_moves_hinted_chunks_in_vectors(multiple: int, vector: str) -> None:
+    """Chunks of 100 words (100000 x 100 float32, or bfloat16 moved as 32-bit words: 128-word pieces, four chunks in
+    flight on one warp, as ``_launch_chunks`` runs them) declared multiples of 4 or 2 (``CHUNK_MULTIPLE``) load and
+    store in 16- or 8-byte vectors only; undeclared, word by word."""
+    constants = dict(AHEAD=4, BLOCK=128, CHUNK_MULTIPLE=multiple, SAVE=False)
+    walk = compile_ptx(permute_chunks_kernel, "*i32", constants, pointers={"table_ptr": "*i64"}, num_warps=1)
+    assert set(re.findall(r"ld\.global\.(?:v\d\.)?b32", walk)) == {vector}
+    assert set(re.findall(r"st\.global\.(?:v\d\.)?b32", walk)) == {vector.replace("ld", "st")}
 
 
 @compiled

@@ -742,10 +742,13 @@ def _launch_chunks(words: torch.Tensor, vec: int, rows: int, cols: int, itemsize
     # a table copied from host memory waits for the device to finish its queue: small ones stay on the device
     keep = plan.table.nbytes <= CHUNK_TABLE_KEEP_BYTES
     table = _kept_table(*key, words.device) if keep else torch.from_numpy(plan.table).to(words.device)
-    chunk = plan.t * vec
+    chunk_bytes = plan.t * vec * words.element_size()
+    if words.element_size() < 4 and chunk_bytes % 4 == 0 and words.data_ptr() % 16 == 0:
+        words = words.view(torch.int32)  # chunks of 1- and 2-byte items move as 32-bit words
+    size = words.element_size()
+    chunk = chunk_bytes // size
     # no cut cycle: nothing is saved, and the kernel's unused copy pointer is the matrix itself
     saved = scratch((plan.copied * chunk,), words.dtype, words.device) if plan.copied else words
-    size = words.element_size()
     piece = 16 if INTERPRET else max(16, min(CHUNK_PIECE_BYTES // size, triton.next_power_of_2(chunk)))
     ahead = _walk_ahead(plan.longest, piece * size)
     for save, count in ((True, plan.copied), (False, segments)):
@@ -758,6 +761,7 @@ def _launch_chunks(words: torch.Tensor, vec: int, rows: int, cols: int, itemsize
                 SAVE=save,
                 AHEAD=ahead,
                 BLOCK=piece,
+                CHUNK_MULTIPLE=multiple_hint(chunk, max(1, 16 // size)),
                 num_warps=_walk_warps(ahead * piece * size),
             )  # fmt: skip
 

@@ -238,10 +238,11 @@ def permute_chunks_kernel(
     SAVE: tl.constexpr,
     AHEAD: tl.constexpr,
     BLOCK: tl.constexpr,
+    CHUNK_MULTIPLE: tl.constexpr,
 ):  # fmt: skip
-    """Moves every chunk (CHUNK_WORDS consecutive words) of a flat array to ``chunk_target``, in place, by following
-    the permutation's cycles; program (s, piece) moves words [piece * BLOCK, (piece + 1) * BLOCK) of each chunk
-    along segment s.
+    """Moves every chunk (CHUNK_WORDS consecutive words, declared a multiple of CHUNK_MULTIPLE: ``multiple``) of a
+    flat array to ``chunk_target``, in place, by following the permutation's cycles; program (s, piece) moves words
+    [piece * BLOCK, (piece + 1) * BLOCK) of each chunk along segment s.
 
     ``table_ptr`` holds SEGMENTS starts, then SEGMENTS move counts. The first COPIED segments cut longer cycles:
     the ``SAVE`` launch first copies their first chunks into ``saved_ptr`` (each is overwritten by the segment
@@ -249,6 +250,7 @@ def permute_chunks_kernel(
     first chunk. A segment's last move writes the first chunk of the next one (or of its own cycle). The walk
     loads AHEAD chunks at a time, then stores each one chunk further along, keeping the last in registers.
     """
+    CHUNK_WORDS = multiple(CHUNK_WORDS, CHUNK_MULTIPLE)
     s = tl.program_id(0)
     offs = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK).to(tl.int64)
     mask = offs < CHUNK_WORDS
