@@ -438,7 +438,7 @@ def test_transpose_inplace_graph_replays(shape: tuple[int, int], device: str) ->
     """Calls transposing one matrix's memory back and forth (split, and chunk steps): from the third call of each
     direction they replay a CUDA graph of that memory; every result exact, for another matrix of the shape (its own
     memory), on a side stream, and inside a caller's own graph capture (which densela then does not capture)."""
-    graphs = importlib.import_module("densela._launch").GRAPHS
+    graphs = importlib.import_module("densela._launch").REPLAY_GRAPHS
 
     def back_and_forth(a: torch.Tensor, calls: int) -> torch.Tensor:
         for i in range(calls):

@@ -392,7 +392,7 @@ def planned(
     memory with another slot goes through ``call`` (whose checks refuse it, or allow it as ``gemm``'s c).
 
     With ``graph`` (calls that write their ``out``, on CUDA), replays on the same memory as before are captured
-    into a CUDA graph (``GRAPHS``, keyed also on the slots' addresses; the second replay there captures) and
+    into a CUDA graph (``REPLAY_GRAPHS``, keyed also on the slots' addresses; the second replay there captures) and
     replayed by one launch: for calls of several launches whose host time exceeds their GPU time (``transpose_``
     of rectangles). The graph keeps the plan, and so its workspaces, alive."""
     plan = PLANS.get(key, _UNPLANNED)
@@ -406,7 +406,7 @@ def planned(
         return call()
     if graph and plan.given and plan.device.type == "cuda" and not torch.cuda.is_current_stream_capturing():
         here = (key, *[t.data_ptr() for t in slots])
-        entry = GRAPHS.get(here, lambda: plan, lambda kept: kept(*slots))
+        entry = REPLAY_GRAPHS.get(here, lambda: plan, lambda kept: kept(*slots))
         if entry is not None:
             entry[1]()
             return slots[-1]
@@ -463,7 +463,11 @@ class Graphs:
             del self.entries[next(iter(self.entries))]
 
 
-GRAPHS = Graphs(limit=8)
-"""The CUDA graphs of the operations that capture whole launch sequences (LU, keyed by operation and shape; replays
-of ``planned`` calls with ``graph``, keyed also on their memory); cleared with the chosen configurations
-(``tuning.clear_cache``)."""
+GRAPHS = Graphs(limit=4)
+"""The CUDA graphs of the operations that capture whole launch sequences (LU), keyed by operation and shape;
+cleared with the chosen configurations (``tuning.clear_cache``)."""
+
+REPLAY_GRAPHS = Graphs(limit=8)
+"""The CUDA graphs of ``planned`` replays with ``graph`` (``transpose_`` of rectangles), keyed by call signature and
+memory: apart from ``GRAPHS``, so that calls on ever new memory (each a first sighting) never push LU's graphs out;
+cleared with the chosen configurations (``tuning.clear_cache``)."""

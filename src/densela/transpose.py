@@ -761,7 +761,7 @@ def _launch_chunks(words: torch.Tensor, vec: int, rows: int, cols: int, itemsize
                 SAVE=save,
                 AHEAD=ahead,
                 BLOCK=piece,
-                CHUNK_MULTIPLE=multiple_hint(chunk, max(1, 16 // size)),
+                CHUNK_MULTIPLE=_word_multiples((chunk,), size)[0],
                 num_warps=_walk_warps(ahead * piece * size),
             )  # fmt: skip
 

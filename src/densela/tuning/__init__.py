@@ -20,7 +20,7 @@ import torch
 
 from densela._arrays import INTERPRET
 from densela._env import cache_dir, gpu_slug
-from densela._launch import GRAPHS, PLANS, cdiv
+from densela._launch import GRAPHS, PLANS, REPLAY_GRAPHS, cdiv
 
 
 class GemmConfig(NamedTuple):
@@ -379,6 +379,7 @@ def clear_cache() -> None:
     _CHOSEN.clear()
     PLANS.clear()
     GRAPHS.clear()
+    REPLAY_GRAPHS.clear()
     tuned.cache_clear()
 
 
