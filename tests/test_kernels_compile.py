@@ -24,7 +24,7 @@ from triton.experimental.gluon._runtime import GluonASTSource
 
 from densela._arrays import INTERPRET
 from densela.kernels.gemm import HINTED, gemm_tiles_kernel, gemm_tma_kernel
-from densela.kernels.lu import interchange_rows_kernel, matvec_kernel, sweep_solve_kernel
+from densela.kernels.lu import interchange_rows_kernel, lu_panel_kernel, matvec_kernel, sweep_solve_kernel
 from densela.kernels.lu_warp import lu_warp_kernel
 from densela.kernels.transpose import (
     permute_chunks_kernel,
@@ -38,7 +38,12 @@ HOPPER = GPUTarget("cuda", 90, 32)
 GLUON_KERNELS = (lu_warp_kernel,)
 
 
-def compile_ptx(
+def compile_ptx(*args: Any, **kwargs: Any) -> str:
+    """PTX of ``compile_hopper(*args, **kwargs)``."""
+    return compile_hopper(*args, **kwargs).asm["ptx"]
+
+
+def compile_hopper(
     kernel: Any,
     pointer: str,
     constants: dict[str, Any],
@@ -46,8 +51,8 @@ def compile_ptx(
     descriptors: dict[str, str] | None = None,
     num_warps: int = 4,
     pointers: dict[str, str] | None = None,
-) -> str:
-    """PTX of ``kernel`` for Hopper: pointers of type ``pointer`` unless ``pointers`` names another (16-byte
+) -> Any:
+    """``kernel`` compiled for Hopper: pointers of type ``pointer`` unless ``pointers`` names another (16-byte
     aligned, as Triton specializes the pointers of aligned tensors), the ``ones`` arguments specialized to 1,
     the other integers unspecialized, tensor descriptors typed by ``descriptors`` (name ->
     'tensordesc<fp16[128,64]>')."""
@@ -66,7 +71,7 @@ def compile_ptx(
         else:
             signature[name] = "i32"
     source = (GluonASTSource if kernel in GLUON_KERNELS else ASTSource)(kernel, signature, constexprs, attrs)
-    return triton.compile(source, target=HOPPER, options={"num_warps": num_warps}).asm["ptx"]
+    return triton.compile(source, target=HOPPER, options={"num_warps": num_warps})
 
 
 GEMM_CASES = [
@@ -295,6 +300,22 @@ def test_interchanges_compile_to_one_permutation_per_group(reverse: bool) -> Non
     memory), so a group costs two barriers: after its gathers and after its stores."""
     ptx = compile_ptx(interchange_rows_kernel, "*fp64", dict(REVERSE=reverse, GROUP=32, BLOCK=64))
     assert "ld.local" not in ptx and ptx.count("bar.sync") == 2
+
+
+@compiled
+@pytest.mark.parametrize("pointer", ["*fp64", "*fp32"])
+@pytest.mark.parametrize("grid_sync", [False, True], ids=["one-program", "grid"])
+def test_panel_kernel_stores_its_candidate_row_from_registers(pointer: str, grid_sync: bool) -> None:
+    """lu_panel_kernel (128 rows over four warps, 32 columns): the candidate row leaves each column from the
+    registers that hold it, not through a shared-memory copy of the whole block (32 stores a thread per column,
+    Triton's layout for coalesced stores); with one program per panel its columns are unrolled, so that column j
+    updates only the 31 - j columns right of it (one FMA each, the comparisons folded away)."""
+    constants = dict(ROWS=128, NB=32, PARTS=128, GRID_SYNC=grid_sync, WRITE_PERM=True, ASM=True)
+    pointers = {name: "*i32" for name in ("piv_ptr", "info_ptr", "perm_ptr", "at_ptr", "sync_ptr")}
+    compiled = compile_hopper(lu_panel_kernel, pointer, constants, num_warps=4, pointers=pointers)
+    ptx = compiled.asm["ptx"]
+    assert compiled.metadata.shared <= 1024 and ".local" not in ptx  # the reductions' few bytes
+    assert ptx.count(f"fma.rn.f{pointer[-2:]}") == (31 if grid_sync else 32 * 31 // 2)
 
 
 @compiled

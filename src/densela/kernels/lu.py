@@ -14,6 +14,74 @@ def _first_max(value_a, index_a, part_a, value_b, index_b, part_b):
 
 
 @triton.jit
+def _store_block(ptrs, values, mask):
+    """``tl.store(ptrs, values, mask=mask)`` from the registers ``values`` are in: Triton would first re-lay the
+    block out through shared memory for coalesced stores, which for the panel kernel's candidate row (one row of
+    a block that every column stores) costs a round trip of the whole block through shared memory per column."""
+    if values.dtype == tl.float64:
+        tl.inline_asm_elementwise(
+            "{ .reg .pred p; setp.ne.b32 p, $3, 0; @p st.global.f64 [$1], $2; mov.u32 $0, 0; }",
+            "=r,l,d,r", [ptrs.to(tl.int64), values, mask.to(tl.int32)], dtype=tl.int32, is_pure=False, pack=1,
+        )  # fmt: skip
+    else:
+        tl.inline_asm_elementwise(
+            "{ .reg .pred p; setp.ne.b32 p, $3, 0; @p st.global.f32 [$1], $2; mov.u32 $0, 0; }",
+            "=r,l,f,r", [ptrs.to(tl.int64), values.to(tl.float32), mask.to(tl.int32)], dtype=tl.int32,
+            is_pure=False, pack=1,
+        )  # fmt: skip
+
+
+@triton.jit
+def _panel_column(
+    j, blk, pos, first_zero, r, c, pid, M, row_base, rows_ptr, best_ptr, at_ptr, sync_ptr, piv_ptr,
+    NB: tl.constexpr, PARTS: tl.constexpr, GRID_SYNC: tl.constexpr, ASM: tl.constexpr,
+):  # fmt: skip
+    """Column j of ``lu_panel_kernel``: the pivot search (with the other programs' candidates under GRID_SYNC),
+    the pivot row's exchange, the interchange of positions and the update of the rows below; returns the
+    program's new (blk, pos, first_zero)."""
+    col = tl.sum(tl.where(c[None, :] == j, blk, 0.0), axis=1)
+    mag = tl.abs(col)
+    mag = tl.where(mag != mag, float("inf"), mag)
+    mag = tl.where((pos >= j) & (r < M), mag, -1.0)
+    best, at, _ = tl.reduce((mag, pos, pos), 0, _first_max)
+    slot = (j % 2) * PARTS + pid if GRID_SYNC else j % 2
+    candidate = (pos[:, None] == at) & (c[None, :] < NB)
+    if ASM:
+        _store_block(rows_ptr + slot * NB + c[None, :] + 0 * r[:, None], blk, candidate)
+    else:
+        tl.store(rows_ptr + slot * NB + c[None, :] + 0 * r[:, None], blk, mask=candidate)
+    if GRID_SYNC:
+        programs = tl.num_programs(0)
+        tl.store(best_ptr + slot, best)
+        tl.store(at_ptr + slot, at)
+        tl.debug_barrier()
+        tl.atomic_add(sync_ptr + j, 1, sem="release")
+        arrived = tl.atomic_add(sync_ptr + j, 0, sem="acquire")
+        while arrived < programs:
+            arrived = tl.atomic_add(sync_ptr + j, 0, sem="acquire")
+        tl.debug_barrier()
+        parts = tl.arange(0, PARTS)
+        base = (j % 2) * PARTS
+        bests = tl.load(best_ptr + base + parts, mask=parts < programs, other=-1.0, cache_modifier=".cg")
+        ats = tl.load(at_ptr + base + parts, mask=parts < programs, other=M, cache_modifier=".cg")
+        best, at, win = tl.reduce((bests, ats, parts), 0, _first_max)
+        prow = tl.load(rows_ptr + (base + win) * NB + c, cache_modifier=".cg")
+    else:
+        tl.debug_barrier()
+        prow = tl.load(rows_ptr + slot * NB + c)
+    pivot = tl.sum(tl.where(c == j, prow, 0.0), axis=0)
+    tl.store(piv_ptr + j, row_base + at, mask=pid == 0)
+    first_zero = tl.where((first_zero == 0) & (pivot == 0), row_base + j + 1, first_zero)
+    # the row at position j takes the pivot row's old position; below the diagonal, scale and update
+    pos = tl.where(pos == at, j, tl.where(pos == j, at, pos))
+    below = (pos > j) & (r < M)
+    lower = col / tl.where(pivot == 0, 1.0, pivot)
+    updated = tl.where(c[None, :] == j, lower[:, None], blk - lower[:, None] * prow[None, :])
+    blk = tl.where(below[:, None] & (c[None, :] >= j), updated, blk)
+    return blk, pos, first_zero
+
+
+@triton.jit
 def lu_panel_kernel(
     a_ptr, piv_ptr, info_ptr, perm_ptr,
     rows_ptr, best_ptr, at_ptr, sync_ptr,
@@ -21,6 +89,7 @@ def lu_panel_kernel(
     stride_ab, stride_am, stride_an,
     stride_pb, stride_ib, stride_qb, stride_rb,
     ROWS: tl.constexpr, NB: tl.constexpr, PARTS: tl.constexpr, GRID_SYNC: tl.constexpr, WRITE_PERM: tl.constexpr,
+    ASM: tl.constexpr,
 ):  # fmt: skip
     """Factors the M x N panel at ``a_ptr`` (N <= NB) in place, P A = L U with partial pivoting, column by column.
 
@@ -41,6 +110,8 @@ def lu_panel_kernel(
     per SM, so that all are resident) share one matrix: each publishes its best candidate (row values in
     ``rows``, magnitude in ``best``, position in ``at``), counts itself in ``sync[j]`` (zero on entry) and
     waits for all the others, then all pick the same winner. ``PARTS``: a power of two >= the programs.
+    ``ASM`` (not in the interpreter): the candidate row is stored from the registers that hold it
+    (``_store_block``). Each column is one ``_panel_column``.
     """
     pid = tl.program_id(0)
     mat = tl.program_id(1).to(tl.int64)
@@ -54,44 +125,24 @@ def lu_panel_kernel(
     blk = tl.load(a_ptr + r[:, None].to(tl.int64) * stride_am + c[None, :] * stride_an, mask=inside, other=0.0)
     pos = r
     first_zero = row_base * 0
-    for j in range(0, tl.minimum(M, N)):
-        col = tl.sum(tl.where(c[None, :] == j, blk, 0.0), axis=1)
-        mag = tl.abs(col)
-        mag = tl.where(mag != mag, float("inf"), mag)
-        mag = tl.where((pos >= j) & (r < M), mag, -1.0)
-        best, at, _ = tl.reduce((mag, pos, pos), 0, _first_max)
-        slot = (j % 2) * PARTS + pid if GRID_SYNC else j % 2
-        tl.store(rows_ptr + slot * NB + c[None, :] + 0 * r[:, None], blk, mask=(pos[:, None] == at) & (c[None, :] < NB))
-        if GRID_SYNC:
-            programs = tl.num_programs(0)
-            tl.store(best_ptr + slot, best)
-            tl.store(at_ptr + slot, at)
-            tl.debug_barrier()
-            tl.atomic_add(sync_ptr + j, 1, sem="release")
-            arrived = tl.atomic_add(sync_ptr + j, 0, sem="acquire")
-            while arrived < programs:
-                arrived = tl.atomic_add(sync_ptr + j, 0, sem="acquire")
-            tl.debug_barrier()
-            parts = tl.arange(0, PARTS)
-            base = (j % 2) * PARTS
-            bests = tl.load(best_ptr + base + parts, mask=parts < programs, other=-1.0, cache_modifier=".cg")
-            ats = tl.load(at_ptr + base + parts, mask=parts < programs, other=M, cache_modifier=".cg")
-            best, at, win = tl.reduce((bests, ats, parts), 0, _first_max)
-            prow = tl.load(rows_ptr + (base + win) * NB + c, cache_modifier=".cg")
-        else:
-            tl.debug_barrier()
-            prow = tl.load(rows_ptr + slot * NB + c)
-        pivot = tl.sum(tl.where(c == j, prow, 0.0), axis=0)
-        tl.store(piv_ptr + j, row_base + at, mask=pid == 0)
-        first_zero = tl.where((first_zero == 0) & (pivot == 0), row_base + j + 1, first_zero)
-        # the row at position j takes the pivot row's old position; below the diagonal, scale and update
-        pos = tl.where(pos == at, j, tl.where(pos == j, at, pos))
-        below = (pos > j) & (r < M)
-        lower = col / tl.where(pivot == 0, 1.0, pivot)
-        updated = tl.where(c[None, :] == j, lower[:, None], blk - lower[:, None] * prow[None, :])
-        blk = tl.where(below[:, None] & (c[None, :] >= j), updated, blk)
-    tl.store(a_ptr + pos[:, None].to(tl.int64) * stride_am + c[None, :] * stride_an, blk, mask=inside)
     top = tl.minimum(M, N)
+    if GRID_SYNC:
+        # a loop: unrolled, panels spread over many programs ran 10-20% slower (H100, 2026-11-24)
+        for j in range(0, top):
+            blk, pos, first_zero = _panel_column(
+                j, blk, pos, first_zero, r, c, pid, M, row_base,
+                rows_ptr, best_ptr, at_ptr, sync_ptr, piv_ptr, NB, PARTS, GRID_SYNC, ASM,
+            )  # fmt: skip
+    else:
+        # unrolled, so that each column's number is a constant: picking the column out of the registers and
+        # updating the columns right of it then take no comparisons, which were most of a column's instructions
+        for j in tl.static_range(NB):
+            if j < top:
+                blk, pos, first_zero = _panel_column(
+                    j, blk, pos, first_zero, r, c, pid, M, row_base,
+                    rows_ptr, best_ptr, at_ptr, sync_ptr, piv_ptr, NB, PARTS, GRID_SYNC, ASM,
+                )  # fmt: skip
+    tl.store(a_ptr + pos[:, None].to(tl.int64) * stride_am + c[None, :] * stride_an, blk, mask=inside)
     if WRITE_PERM:
         perm_ptr += mat * stride_qb
         tl.store(perm_ptr + pos, row_base + r, mask=(pos < top) & (r < M))
