@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import triton
 import triton.language as tl
+from triton.runtime.jit import constexpr_function
 
 
 @triton.jit
@@ -13,22 +14,25 @@ def _first_max(value_a, index_a, part_a, value_b, index_b, part_b):
     return tl.where(take_a, value_a, value_b), tl.where(take_a, index_a, index_b), tl.where(take_a, part_a, part_b)
 
 
+@constexpr_function
+def _store_asm(bits):
+    """The predicated PTX store of one ``bits``-wide float and its operand constraints (``_store_block``)."""
+    return (
+        f"{{ .reg .pred p; setp.ne.b32 p, $3, 0; @p st.global.f{bits} [$1], $2; mov.u32 $0, 0; }}",
+        f"=r,l,{'d' if bits == 64 else 'f'},r",
+    )
+
+
 @triton.jit
 def _store_block(ptrs, values, mask):
-    """``tl.store(ptrs, values, mask=mask)`` from the registers ``values`` are in: Triton would first re-lay the
-    block out through shared memory for coalesced stores, which for the panel kernel's candidate row (one row of
-    a block that every column stores) costs a round trip of the whole block through shared memory per column."""
-    if values.dtype == tl.float64:
-        tl.inline_asm_elementwise(
-            "{ .reg .pred p; setp.ne.b32 p, $3, 0; @p st.global.f64 [$1], $2; mov.u32 $0, 0; }",
-            "=r,l,d,r", [ptrs.to(tl.int64), values, mask.to(tl.int32)], dtype=tl.int32, is_pure=False, pack=1,
-        )  # fmt: skip
-    else:
-        tl.inline_asm_elementwise(
-            "{ .reg .pred p; setp.ne.b32 p, $3, 0; @p st.global.f32 [$1], $2; mov.u32 $0, 0; }",
-            "=r,l,f,r", [ptrs.to(tl.int64), values.to(tl.float32), mask.to(tl.int32)], dtype=tl.int32,
-            is_pure=False, pack=1,
-        )  # fmt: skip
+    """``tl.store(ptrs, values, mask=mask)`` (float32 or float64) from the registers ``values`` are in: Triton would
+    first re-lay the block out through shared memory for coalesced stores, which for the panel kernel's candidate
+    row (one row of a block that every column stores) costs a round trip of the whole block through shared memory
+    per column."""
+    asm: tl.constexpr = _store_asm(values.dtype.primitive_bitwidth)
+    tl.inline_asm_elementwise(
+        asm[0], asm[1], [ptrs.to(tl.int64), values, mask.to(tl.int32)], dtype=tl.int32, is_pure=False, pack=1
+    )
 
 
 @triton.jit
