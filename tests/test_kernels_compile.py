@@ -24,7 +24,13 @@ from triton.experimental.gluon._runtime import GluonASTSource
 
 from densela._arrays import INTERPRET
 from densela.kernels.gemm import HINTED, gemm_tiles_kernel, gemm_tma_kernel
-from densela.kernels.lu import interchange_rows_kernel, lu_panel_kernel, matvec_kernel, sweep_solve_kernel
+from densela.kernels.lu import (
+    interchange_rows_kernel,
+    lu_panel_kernel,
+    matvec_kernel,
+    permute_solve_kernel,
+    sweep_solve_kernel,
+)
 from densela.kernels.lu_warp import lu_warp_kernel
 from densela.kernels.transpose import (
     permute_chunks_kernel,
@@ -316,6 +322,21 @@ def test_panel_kernel_stores_its_candidate_row_from_registers(pointer: str, grid
     ptx = compiled.asm["ptx"]
     assert compiled.metadata.shared <= 1024 and ".local" not in ptx  # the reductions' few bytes
     assert ptx.count(f"fma.rn.f{pointer[-2:]}") == (31 if grid_sync else 32 * 31 // 2)
+
+
+@compiled
+@pytest.mark.parametrize("pointer", ["*fp32", "*fp64"])
+def test_substitution_broadcasts_each_row_from_its_lane(pointer: str) -> None:
+    """permute_solve_kernel on a column-major 32 x 8 block (a row per lane, one warp): each substitution step
+    takes row i from lane i by one shuffle per register (8 columns, two shuffles each in float64), not by a
+    sum across the lanes (five shuffle rounds a register); nothing goes through shared memory."""
+    constants = dict(GATHER=True, NB=32, BLOCK=8)
+    compiled = compile_hopper(
+        permute_solve_kernel, pointer, constants, ("stride_am",), num_warps=1, pointers={"perm_ptr": "*i32"}
+    )
+    ptx = compiled.asm["ptx"]
+    assert ptx.count("shfl.sync.idx") == ptx.count("shfl.sync") == (16 if pointer == "*fp64" else 8)
+    assert compiled.metadata.shared == 0 and ".local" not in ptx
 
 
 @compiled

@@ -52,6 +52,16 @@ BLOCKS = (128, 32)
 INTERPRET_BLOCKS = (16, 8)
 """The same under Triton's interpreter, narrow so that small test matrices take every path."""
 SOLVE_BLOCK = 32
+PERMUTE_PROGRAMS = {8: (8, True), 4: (16, False)}
+"""Columns per one-warp program of ``permute_solve_kernel`` and whether its substitution gathers each step's row
+from the lane that holds it (else a masked sum across the lanes), by item size. H100, 2026-11-24
+(``bench-results/nvidia-h100/2026-11-24-lu-gather/``): the kernel's time over a factorization of 10000 x 128 x 128
+float64 2.67 ms against 3.33 at 32 columns without, 10000 x 100 x 100 1.59 against 4.72; float32 1.23 against 1.41
+and 1.39 against 6.24 (the gather slower there at 128, 1.96)."""
+SOLVE_COLUMNS = 16
+"""Columns per one-warp program of ``triangular_solve_kernel`` (H100, 2026-11-24: the inverses' solves of a
+factorization of n = 4096 1.56 ms in float64 against 2.52 at 64 columns over two warps, 0.64 against 1.54 in
+float32)."""
 """Rows of the diagonal blocks that the triangular-solve kernel takes; GEMM updates the rest."""
 ONE_PROGRAM_ELEMENTS = 8192
 """A panel of at most this many register elements is factored by one program; larger panels spread their rows
@@ -610,12 +620,12 @@ def _launch_panel(
 
 def _launch_permute_solve(work: _Work, k: int, w: int, solve_end: int) -> None:
     """Applies the interchanges of the panel at column k (width w) to every other column of ``work.a`` (of
-    ``work.window`` when set) and solves its rows of columns [k + w, solve_end) (``permute_solve_kernel``, 32
-    columns per program)."""
+    ``work.window`` when set) and solves its rows of columns [k + w, solve_end) (``permute_solve_kernel``,
+    ``PERMUTE_PROGRAMS``)."""
     lo, hi = work.window or (0, work.a.shape[2])
     a = work.a[:, :, lo:hi]  # columns numbered from lo
     batch, m, n = a.shape
-    block = 32
+    block, gather = PERMUTE_PROGRAMS[a.element_size()]
     left = cdiv(k - lo, block)
     programs = left + cdiv(n - (k - lo) - w, block)
     if programs == 0:
@@ -625,7 +635,7 @@ def _launch_permute_solve(work: _Work, k: int, w: int, solve_end: int) -> None:
         a, work.perm,
         n, k, min(m - k, w), k - lo, k - lo + w, solve_end - lo, left,
         *a.stride(), work.perm.stride(0),
-        NB=max(2, _pow2(w)), BLOCK=block,
+        GATHER=gather and a.stride(1) == 1, NB=max(2, _pow2(w)), BLOCK=block,
         num_warps=1,
     )  # fmt: skip
 
@@ -698,15 +708,15 @@ def _triangular_solve(t: torch.Tensor, b: torch.Tensor, *, lower: bool, unit: bo
 
 
 def _launch_block_solve(t: torch.Tensor, b: torch.Tensor, lower: bool, unit: bool) -> None:
-    """The triangular-solve kernel; fastest for row-major ``b``, where each thread holds whole columns."""
+    """The triangular-solve kernel, ``SOLVE_COLUMNS`` columns a program; fastest for row-major ``b``, where each
+    thread holds whole columns."""
     batch, n, k = b.shape
-    block_k = min(64, max(32, _pow2(k)))
-    _SOLVE((cdiv(k, block_k), batch),
+    _SOLVE((cdiv(k, SOLVE_COLUMNS), batch),
         t, b,
         n, k,
         *t.stride(), *b.stride(),
-        LOWER=lower, UNIT=unit, NB=max(2, _pow2(n)), BLOCK_K=block_k,
-        num_warps=block_k // 32,
+        LOWER=lower, UNIT=unit, NB=max(2, _pow2(n)), BLOCK_K=SOLVE_COLUMNS,
+        num_warps=1,
     )  # fmt: skip
 
 

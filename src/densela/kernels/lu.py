@@ -207,7 +207,7 @@ def triangular_solve_kernel(
 
     Program (q, b) solves columns [q * BLOCK_K, (q + 1) * BLOCK_K) of matrix b of a batch, holding them in
     registers (for row-major B each thread holds whole columns, so no step talks to other threads), by
-    ``_substitute``.
+    ``_substitute`` with T loaded whole and the steps unrolled.
     """
     mat = tl.program_id(1).to(tl.int64)
     t_ptr += mat * stride_tb
@@ -217,27 +217,71 @@ def triangular_solve_kernel(
     ptrs = b_ptr + r[:, None] * stride_bm + k[None, :].to(tl.int64) * stride_bn
     inside = (r[:, None] < N) & (k[None, :] < K)
     x = tl.load(ptrs, mask=inside, other=0.0)
-    tl.store(ptrs, _substitute(x, t_ptr, N, stride_tm, stride_tn, LOWER, UNIT), mask=inside)
+    tl.store(ptrs, _substitute(x, t_ptr, N, stride_tm, stride_tn, LOWER, UNIT, False, True), mask=inside)
 
 
 @triton.jit
-def _substitute(x, t_ptr, N, stride_tm, stride_tn, LOWER: tl.constexpr, UNIT: tl.constexpr):
-    """T^-1 x for the (NB, K) register block ``x`` whose first N rows hold the right-hand sides, and the N x N
-    triangle T at ``t_ptr``: one substitution step per row, with T's next column loaded during the current
-    step. Entries of T outside the triangle (and its diagonal when UNIT) are loaded but never used."""
+def _pick(x, i, GATHER: tl.constexpr):
+    """Entry i along axis 0 of the 1-D or 2-D register block ``x`` (a row of a 2-D one). GATHER: a gather, for an
+    axis that Triton lays across the lanes of one warp (a broadcast from the lane that holds it, one shuffle per
+    register); else a masked sum, with -0.0 as the neutral element (exact, and folded away where i is static and the
+    axis lies in each thread's registers)."""
+    if GATHER & (len(x.shape) == 1):
+        return tl.gather(x, tl.full((1,), i, tl.int32), 0)
+    elif GATHER:
+        return tl.reshape(tl.gather(x, tl.full((1, x.shape[1]), i, tl.int32), 0), (x.shape[1],))
+    else:
+        r = tl.arange(0, x.shape[0])
+        return tl.sum(tl.where((r[:, None] if len(x.shape) > 1 else r) == i, x, -0.0), axis=0)
+
+
+@triton.jit
+def _column(t_ptr, r, step, N, stride_tm, stride_tn, LOWER: tl.constexpr):
+    """Column of the N x N triangle at ``t_ptr`` that substitution step ``step`` uses (zeros past the last step)."""
+    j = step if LOWER else N - 1 - step
+    return tl.load(t_ptr + r * stride_tm + j * stride_tn, mask=(step < N) & (r < N), other=0.0)
+
+
+@triton.jit
+def _step(x, column, i, N, LOWER: tl.constexpr, UNIT: tl.constexpr, GATHER: tl.constexpr):
+    """One substitution step: row i of ``x`` divided by T[i, i] (unless UNIT), then taken from the rows after it
+    (before it for an upper triangle) times ``column``, T's column i."""
     r = tl.arange(0, x.shape[0])
-    column = tl.load(t_ptr + r * stride_tm + (0 if LOWER else N - 1) * stride_tn, mask=r < N, other=0.0)
-    for step in range(0, N):
-        i = step if LOWER else N - 1 - step
-        # the next step's column is loaded before this step's arithmetic, so that its latency overlaps it
-        following = i + 1 if LOWER else i - 1
-        upcoming = tl.load(t_ptr + r * stride_tm + following * stride_tn, mask=(step + 1 < N) & (r < N), other=0.0)
-        xi = tl.sum(tl.where(r[:, None] == i, x, 0.0), axis=0)
-        if not UNIT:
-            xi = xi / tl.sum(tl.where(r == i, column, 0.0), axis=0)
-        rest = ((r > i) & (r < N)) if LOWER else (r < i)
-        x = tl.where(r[:, None] == i, xi[None, :], tl.where(rest[:, None], x - column[:, None] * xi[None, :], x))
-        column = upcoming
+    xi = _pick(x, i, GATHER)
+    if not UNIT:
+        xi = xi / _pick(column, i, GATHER)
+    rest = ((r > i) & (r < N)) if LOWER else (r < i)
+    return tl.where(r[:, None] == i, xi[None, :], tl.where(rest[:, None], x - column[:, None] * xi[None, :], x))
+
+
+@triton.jit
+def _substitute(
+    x, t_ptr, N, stride_tm, stride_tn,
+    LOWER: tl.constexpr, UNIT: tl.constexpr, GATHER: tl.constexpr, UNROLL: tl.constexpr,
+):  # fmt: skip
+    """T^-1 x for the (NB, K) register block ``x`` whose first N rows hold the right-hand sides, and the N x N
+    triangle T at ``t_ptr``, one ``_step`` per row. UNROLL: T is loaded whole first and the NB steps are unrolled,
+    so that each step's column is a register of each thread (where T's columns lie in the threads' registers);
+    else a loop over the N steps, each step's column loaded four steps before it (a step's arithmetic is shorter
+    than a load's latency). GATHER: each step's row is broadcast from the lane that holds it (``_pick``). Entries
+    of T outside the triangle (and its diagonal when UNIT) are loaded but never used."""
+    r = tl.arange(0, x.shape[0])
+    if UNROLL:
+        inside = (r[:, None] < N) & (r[None, :] < N)
+        t = tl.load(t_ptr + r[:, None] * stride_tm + r[None, :] * stride_tn, mask=inside, other=0.0)
+        for s in tl.static_range(x.shape[0]):
+            i = s if LOWER else x.shape[0] - 1 - s
+            if i < N:
+                x = _step(x, tl.sum(tl.where(r[None, :] == i, t, -0.0), axis=1), i, N, LOWER, UNIT, GATHER)
+    else:
+        c0 = _column(t_ptr, r, 0, N, stride_tm, stride_tn, LOWER)
+        c1 = _column(t_ptr, r, 1, N, stride_tm, stride_tn, LOWER)
+        c2 = _column(t_ptr, r, 2, N, stride_tm, stride_tn, LOWER)
+        c3 = _column(t_ptr, r, 3, N, stride_tm, stride_tn, LOWER)
+        for step in range(0, N):
+            upcoming = _column(t_ptr, r, step + 4, N, stride_tm, stride_tn, LOWER)
+            x = _step(x, c0, step if LOWER else N - 1 - step, N, LOWER, UNIT, GATHER)
+            c0, c1, c2, c3 = c1, c2, c3, upcoming
     return x
 
 
@@ -246,7 +290,7 @@ def permute_solve_kernel(
     a_ptr, perm_ptr,
     N, first, K, skip_lo, skip_hi, solve_end, left_programs,
     stride_ab, stride_am, stride_an, stride_qb,
-    NB: tl.constexpr, BLOCK: tl.constexpr,
+    GATHER: tl.constexpr, NB: tl.constexpr, BLOCK: tl.constexpr,
 ):  # fmt: skip
     """Applies a factored panel's interchanges to the other columns of matrix ``program_id(1)``, and solves its
     rows right of it up to ``solve_end``: ``A[first:first + K, skip_hi:solve_end] <- L11^-1 (the same)``.
@@ -256,7 +300,8 @@ def permute_solve_kernel(
     end at positions first .. first + K - 1, and where the rows that started there end). Programs
     [0, left_programs) own BLOCK columns each of [0, skip_lo), the others BLOCK columns of [skip_hi, N).
     Each gathers the at most 2 K rows that move, in its columns, before any is written (the interchanges
-    as one permutation rather than K swaps in turn), and right of the panel solves the top K in registers.
+    as one permutation rather than K swaps in turn), and right of the panel solves the top K in registers
+    (``_substitute``'s loop; GATHER: each step's row broadcast from its lane, for column-major ``A``).
     """
     pid = tl.program_id(0)
     mat = tl.program_id(1).to(tl.int64)
@@ -276,11 +321,11 @@ def permute_solve_kernel(
     x = tl.load(a_ptr + source[:, None] * stride_am + offsets, mask=inside, other=0.0)
     y = tl.load(a_ptr + top[:, None] * stride_am + offsets, mask=down)
     tl.debug_barrier()  # every row read before any is written
+    tl.store(a_ptr + target[:, None] * stride_am + offsets, y, mask=down)  # before the solve: fewer live registers
     if right & (start < solve_end):
         corner = (first + 0 * mat) * stride_am + (skip_lo + 0 * mat) * stride_an  # int64 whatever Triton specialized
-        solved = _substitute(x, a_ptr + corner, K, stride_am, stride_an, True, True)
+        solved = _substitute(x, a_ptr + corner, K, stride_am, stride_an, True, True, GATHER, False)
         x = tl.where(cols[None, :] < solve_end, solved, x)
-    tl.store(a_ptr + target[:, None] * stride_am + offsets, y, mask=down)
     tl.store(a_ptr + top[:, None] * stride_am + offsets, x, mask=inside)
 
 
