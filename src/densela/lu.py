@@ -52,6 +52,7 @@ BLOCKS = (128, 32)
 INTERPRET_BLOCKS = (16, 8)
 """The same under Triton's interpreter, narrow so that small test matrices take every path."""
 SOLVE_BLOCK = 32
+"""Rows of the diagonal blocks that the triangular-solve kernel takes; GEMM updates the rest."""
 PERMUTE_PROGRAMS = {8: (8, True), 4: (16, False)}
 """Columns per one-warp program of ``permute_solve_kernel`` and whether its substitution gathers each step's row
 from the lane that holds it (else a masked sum across the lanes), by item size. H100, 2026-11-24
@@ -62,7 +63,6 @@ SOLVE_COLUMNS = 16
 """Columns per one-warp program of ``triangular_solve_kernel`` (H100, 2026-11-24: the inverses' solves of a
 factorization of n = 4096 1.56 ms in float64 against 2.52 at 64 columns over two warps, 0.64 against 1.54 in
 float32)."""
-"""Rows of the diagonal blocks that the triangular-solve kernel takes; GEMM updates the rest."""
 ONE_PROGRAM_ELEMENTS = 8192
 """A panel of at most this many register elements is factored by one program; larger panels spread their rows
 over up to one program per SM, which agree on each pivot through global memory."""

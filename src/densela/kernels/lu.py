@@ -222,17 +222,14 @@ def triangular_solve_kernel(
 
 @triton.jit
 def _pick(x, i, GATHER: tl.constexpr):
-    """Entry i along axis 0 of the 1-D or 2-D register block ``x`` (a row of a 2-D one). GATHER: a gather, for an
-    axis that Triton lays across the lanes of one warp (a broadcast from the lane that holds it, one shuffle per
-    register); else a masked sum, with -0.0 as the neutral element (exact, and folded away where i is static and the
-    axis lies in each thread's registers)."""
-    if GATHER & (len(x.shape) == 1):
-        return tl.gather(x, tl.full((1,), i, tl.int32), 0)
-    elif GATHER:
+    """Entry i along axis 0 of the 1-D or 2-D register block ``x`` (a row of a 2-D one). GATHER (2-D only): a
+    gather, for an axis that Triton lays across the lanes of one warp (a broadcast from the lane that holds it, one
+    shuffle per register); else a masked sum, with -0.0 as the neutral element (exact, and folded away where i is
+    static and the axis lies in each thread's registers)."""
+    if GATHER:
         return tl.reshape(tl.gather(x, tl.full((1, x.shape[1]), i, tl.int32), 0), (x.shape[1],))
-    else:
-        r = tl.arange(0, x.shape[0])
-        return tl.sum(tl.where((r[:, None] if len(x.shape) > 1 else r) == i, x, -0.0), axis=0)
+    r = tl.arange(0, x.shape[0])
+    return tl.sum(tl.where((r[:, None] if len(x.shape) > 1 else r) == i, x, -0.0), axis=0)
 
 
 @triton.jit
@@ -249,7 +246,7 @@ def _step(x, column, i, N, LOWER: tl.constexpr, UNIT: tl.constexpr, GATHER: tl.c
     r = tl.arange(0, x.shape[0])
     xi = _pick(x, i, GATHER)
     if not UNIT:
-        xi = xi / _pick(column, i, GATHER)
+        xi = xi / _pick(column, i, False)
     rest = ((r > i) & (r < N)) if LOWER else (r < i)
     return tl.where(r[:, None] == i, xi[None, :], tl.where(rest[:, None], x - column[:, None] * xi[None, :], x))
 
