@@ -9,6 +9,7 @@ Usage: python scripts/lu-explore.py [check] [time] [panel] [profile] [batched] [
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import os
@@ -300,8 +301,9 @@ def batch_profile() -> None:
 def batch_update() -> None:
     """Batches on the blocked path: lu_factor_ex's GPU time with the trailing updates' GEMM configuration (batches of
     products with k <= 32) replaced, and GPU time per kernel of each."""
-    import densela.gemm as gemm_module
     from densela.tuning import GemmConfig
+
+    gemm_module = importlib.import_module("densela.gemm")  # densela.gemm is the function
 
     chosen = gemm_module.gemm_config
     variants = {"default": None, "k32": "clip", **{

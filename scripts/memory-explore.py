@@ -3,7 +3,7 @@
 transpose_ (square and rectangular) across tile configurations, against the device-to-device copy measured
 in the same run. Writes JSON lines to $OUT/memory-explore.jsonl (or ./memory-explore.jsonl), prints a table.
 
-    python scripts/memory-explore.py [groups...]   # groups: hot transpose packed add square rect walk c2r split restride directions host (default: all)
+    python scripts/memory-explore.py [groups...]   # groups: hot transpose tnl small packed add square rect walk c2r split restride directions host (default: all)
 """
 
 from __future__ import annotations
@@ -131,6 +131,46 @@ def transpose(copy: float) -> None:
             record(group="transpose", shape=list(shape), dtype=str(dtype), layout=layout, exact=exact,
                    current_pct=nbytes / t_now / 1e6 / copy * 100, best_pct=nbytes / t / 1e6 / copy * 100,
                    best=cfg, vs_torch=t_torch / t)  # fmt: skip
+
+
+def tnl(copy: float) -> None:
+    """The thesis's transposition shapes of 64 MiB and more (the tnl-transpose suites), row-major: every tile
+    configuration with and without hints that the sizes and strides are multiples of their power-of-two factors
+    (``transpose._hints``; by default none for sides above THIN_SIDE), bit for bit against torch."""
+    original = TR._hints
+    forced = lambda m, n, strides, itemsize: TR._word_multiples((m, n, *strides), itemsize)  # noqa: E731
+    configs = [*CONFIGS, TileConfig(32, 32, 4), TileConfig(64, 128, 4), TileConfig(128, 64, 4)]
+    shapes = [((5000, 5000), torch.float32), ((10000, 10000), torch.float32), ((5000, 10000), torch.float32),
+              ((10000, 5000), torch.float32), ((5000, 5000), torch.float64), ((2500, 5000), torch.float64),
+              ((5000, 2500), torch.float64), ((10000, 10000), torch.float64), ((8192, 4096), torch.float32)]  # fmt: skip
+    for shape, dtype in shapes:
+        x = laid_out(shape, dtype, "row")
+        nbytes = 2 * x.numel() * x.element_size()
+        t_torch = ms(lambda: x.t().contiguous())
+        t_now = ms(lambda: dl.transpose(x))
+        for hinted in (False, True):
+            TR._hints = forced if hinted else original
+            try:
+                t, cfg, exact = best_tiles(x, configs, packed=False)
+            finally:
+                TR._hints = original
+            record(group="tnl", shape=list(shape), dtype=str(dtype), hinted=hinted, exact=exact,
+                   current_pct=nbytes / t_now / 1e6 / copy * 100, best_pct=nbytes / t / 1e6 / copy * 100, best=cfg,
+                   vs_torch=t_torch / t, torch_pct=nbytes / t_torch / 1e6 / copy * 100)  # fmt: skip
+
+
+def small(copy: float) -> None:
+    """Small transposes (the tnl suites' rows under 64 MiB): GPU time of the kernel alone (profiler), of a call
+    (do_bench, L2 flushed), host time per call, against torch."""
+    for shape, dtype in [((100, 100), torch.float32), ((100, 1), torch.float64), ((5000, 50), torch.float64),
+                         ((10000, 100), torch.float64), ((10000, 100), torch.float32), ((50, 100), torch.float32),
+                         ((2500, 5000), torch.float32)]:  # fmt: skip
+        x = laid_out(shape, dtype, "row")
+        dl.transpose(x)
+        kernels = {name[:30]: round(sum(us), 2) for name, us in kernel_times(lambda: dl.transpose(x)).items()}
+        record(group="small", shape=list(shape), dtype=str(dtype), call_us=ms(lambda: dl.transpose(x)) * 1e3,
+               torch_us=ms(lambda: x.t().contiguous()) * 1e3, host_us=host_us(lambda: dl.transpose(x), 200),
+               torch_host_us=host_us(lambda: x.t().contiguous(), 200), kernels_us=kernels)  # fmt: skip
 
 
 def packed(copy: float) -> None:
