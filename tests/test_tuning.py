@@ -358,3 +358,16 @@ def test_in_place_squares_of_8_byte_items_take_64_wide_tiles(monkeypatch):
     monkeypatch.setattr(tuning, "INTERPRET", False)
     assert tuple(tuning.square_tiles(8)) == (64, 64, 4) != tuple(tuning.tile_config(8))
     assert all(tuning.square_tiles(size) == tuning.tile_config(size) for size in (1, 2, 4, 16))
+
+
+@pytest.mark.parametrize("k, block_k", [(32, 32), (8, 16), (48, 64), (100, 128), (256, 128)])
+def test_tiles_k_steps_no_longer_than_k(monkeypatch, k, block_k):
+    """Tiles configurations step through K no further than K's next power of two (at least 16): batched LU's
+    trailing updates (k = 32 on the small-K tiles) took half the time with it on the H100 (docs/lu.md)."""
+    monkeypatch.setattr(tuning, "INTERPRET", False)
+    monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
+    for dtype in (torch.float64, torch.float32, torch.bfloat16):
+        cfg = tuning.choose_gemm_config(96, 96, k, dtype, batch=10000)
+        assert cfg.kernel == "tiles" and cfg.split_k == 1
+        assert cfg.block_k == block_k, (dtype, cfg)
+        assert cfg == tuning._table_choice(96, 96, k, dtype, None, 10000, None, True)._replace(block_k=block_k)
