@@ -3,7 +3,7 @@
 transpose_ (square and rectangular) across tile configurations, against the device-to-device copy measured
 in the same run. Writes JSON lines to $OUT/memory-explore.jsonl (or ./memory-explore.jsonl), prints a table.
 
-    python scripts/memory-explore.py [groups...]   # groups: hot transpose tnl small packed add square rect walk c2r split restride directions host (default: all)
+    python scripts/memory-explore.py [groups...]   # groups: hot transpose tnl tiles_ab small packed add square rect walk c2r split restride directions host (default: all)
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from densela.tuning import TileConfig
 
 TR = importlib.import_module("densela.transpose")
 ADD = importlib.import_module("densela.add")
+LAUNCH = importlib.import_module("densela._launch")
 OUT = os.path.join(os.environ.get("OUT", "."), "memory-explore.jsonl")
 CONFIGS = [TileConfig(*c) for c in [(64, 64, 4), (64, 64, 8), (128, 64, 8), (64, 128, 8), (128, 128, 8),
                                       (32, 128, 4), (128, 32, 4), (32, 64, 4), (64, 32, 4), (256, 64, 8)]]  # fmt: skip
@@ -62,6 +63,7 @@ def copy_gbs() -> float:
 
 def with_config(module, cfg: TileConfig):
     module.tile_config = lambda itemsize: cfg
+    LAUNCH.PLANS.clear()  # a replay would keep the tiles it recorded
 
 
 def hot() -> None:
@@ -104,6 +106,7 @@ def best_tiles(x: torch.Tensor, configs: list[TileConfig], packed: bool) -> tupl
         TR.transpose_tiles = lambda m, n, sm, sn, size, pack=1: (
             cfg if (pack > 1) == packed else original(m, n, sm, sn, size, pack)
         )
+        LAUNCH.PLANS.clear()  # a replay would keep the tiles it recorded
         try:
             t = ms(lambda: dl.transpose(x))
             exact &= bool(torch.equal(dl.transpose(x), x.T))
@@ -157,6 +160,48 @@ def tnl(copy: float) -> None:
             record(group="tnl", shape=list(shape), dtype=str(dtype), hinted=hinted, exact=exact,
                    current_pct=nbytes / t_now / 1e6 / copy * 100, best_pct=nbytes / t / 1e6 / copy * 100, best=cfg,
                    vs_torch=t_torch / t, torch_pct=nbytes / t_torch / 1e6 / copy * 100)  # fmt: skip
+
+
+def tiles_ab(copy: float) -> None:
+    """Default tiles of large out-of-place and square in-place transposes against a few others, in interleaved
+    rounds (the median of three per configuration), both memory orders: the tnl and memory-targets shapes."""
+    out_configs = {4: [(64, 64, 4), (64, 64, 8), (32, 32, 4), (128, 64, 8), (64, 32, 4)],
+                   8: [(32, 64, 4), (128, 32, 4), (64, 64, 8), (64, 64, 4), (64, 32, 4)]}  # fmt: skip
+    shapes = [(5000, 5000), (10000, 10000), (5000, 10000), (10000, 5000), (2500, 5000), (5000, 2500), (8192, 4096),
+              (32768, 1024), (1024, 32768), (4096, 4096)]  # fmt: skip
+    original = TR.transpose_tiles
+    for dtype in (torch.float32, torch.float64):
+        for shape in shapes:
+            for layout in ("row", "col"):
+                x = laid_out(shape, dtype, layout)
+                nbytes = 2 * x.numel() * x.element_size()
+                times: dict[tuple, list[float]] = {}
+                for _ in range(3):
+                    for cfg in out_configs[x.element_size()]:
+                        TR.transpose_tiles = lambda *args, **kw: TileConfig(*cfg)
+                        LAUNCH.PLANS.clear()  # a replay would keep the tiles it recorded
+                        try:
+                            times.setdefault(cfg, []).append(ms(lambda: dl.transpose(x)))
+                        finally:
+                            TR.transpose_tiles = original
+                exact = bool(torch.equal(dl.transpose(x), x.T))
+                pct = {str(list(c)): round(nbytes / sorted(t)[1] / 1e6 / copy * 100, 2) for c, t in times.items()}
+                record(group="tiles-ab", shape=list(shape), dtype=str(dtype), layout=layout, exact=exact, pct=pct)
+    original = TR.square_tiles
+    for dtype in (torch.float32, torch.float64):
+        for n in (5000, 8192, 6000):
+            x = torch.randn(n, n, device="cuda").to(dtype)
+            nbytes = 2 * x.numel() * x.element_size()
+            times = {}
+            for _ in range(3):
+                for cfg in [(64, 64, 4), (64, 64, 8), (32, 32, 4), (32, 32, 2), (128, 128, 8)]:
+                    TR.square_tiles = lambda itemsize: TileConfig(*cfg)
+                    try:
+                        times.setdefault(cfg, []).append(ms(lambda: dl.transpose_(x)))
+                    finally:
+                        TR.square_tiles = original
+            pct = {str(list(c)): round(nbytes / sorted(t)[1] / 1e6 / copy * 100, 2) for c, t in times.items()}
+            record(group="square-ab", n=n, dtype=str(dtype), pct=pct)
 
 
 def small(copy: float) -> None:

@@ -241,3 +241,26 @@ def test_add_beyond_int32_indexing(device: str) -> None:
     out = dl.add(x, y.T, alpha=0.5, beta=-2.0)
     expected = x.float().mul_(0.5).add_(y.T.float(), alpha=-2.0).half()
     torch.testing.assert_close(out, expected, rtol=2.0**-10, atol=1e-5)  # float32 FMA or not: one half ulp
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_repeated_add_replays_the_plan_on_new_data(dtype: torch.dtype) -> None:
+    """A signature's first call records its launches; later calls on other arrays replay them (new results, an
+    ``out``, the scalars), every result right; operands sharing memory and a bool beta are handled as without a
+    plan."""
+    importlib.import_module("densela.tuning").clear_cache()
+    shape = (33, 20)
+    for _ in range(3):
+        a, b = make(shape, dtype, DEVICE), make(shape[::-1], dtype, DEVICE).T
+        got = dl.add(a, b, alpha=0.5, beta=-2.0)
+        assert_sum(got, a, b, 0.5, -2.0, dtype)
+        out = poisoned(shape, dtype, DEVICE)
+        assert dl.add(a, b, alpha=0.5, beta=-2.0, out=out) is out
+        assert_identical(out, got, "out")
+    plans = [p for k, p in importlib.import_module("densela._launch").PLANS.items() if k[0] == "add"]
+    assert plans and all(p is not None for p in plans)
+    x, y = make((20, 20), dtype, DEVICE), make((20, 20), dtype, DEVICE)
+    assert_sum(dl.add(x, y), x, y, 1.0, 1.0, dtype)
+    assert_sum(dl.add(x, x), x, x, 1.0, 1.0, dtype)  # the plan of add(x, y) on one operand twice
+    with pytest.raises(TypeError, match="beta"):
+        dl.add(a, b, alpha=0.5, beta=True)

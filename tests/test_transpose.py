@@ -726,3 +726,32 @@ def test_transpose_inplace_beyond_int32_indexing(device: str) -> None:
     expected = a.T.contiguous()
     assert dl.transpose_(a) is a
     assert torch.equal(a, expected)
+
+
+def _plans(op: str) -> list:
+    return [p for k, p in importlib.import_module("densela._launch").PLANS.items() if k[0] == op]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.int8, torch.complex64])
+def test_repeated_transpose_replays_the_plan_on_new_data(dtype: torch.dtype, device: str) -> None:
+    """A signature's first call records its launches; later calls on other arrays replay them (new results, an
+    ``out``, the same alpha), every result exact; a bool alpha is refused even where a plan of alpha = 1 exists."""
+    importlib.import_module("densela.tuning").clear_cache()
+    shape = (37, 20)
+    for _ in range(3):
+        a = bits(shape, dtype, device)
+        assert_identical(dl.transpose(a), a.T.contiguous(), "new result")
+        into = bits(shape[::-1], dtype, device)  # whatever it held must go
+        assert dl.transpose(a, out=into) is into
+        assert_identical(into, a.T.contiguous(), "out")
+    assert _plans("transpose") and all(p is not None for p in _plans("transpose"))
+    with pytest.raises(TypeError, match="alpha"):
+        dl.transpose(a, alpha=True)
+    if dtype in (torch.float32, torch.float64):
+        for _ in range(2):
+            a = make(shape, dtype, device)
+            assert_identical(dl.transpose(a, alpha=-2.0), -2.0 * a.T, "alpha")
+    if dtype == torch.int8:
+        for _ in range(2):  # refused every time: the failing first call leaves no plan behind
+            with pytest.raises(TypeError, match="alpha"):
+                dl.transpose(a, alpha=2.0)

@@ -383,6 +383,31 @@ def signature(t: torch.Tensor) -> tuple:
     return t.shape, t.stride(), t.dtype, t.get_device(), t.data_ptr() & 15 == 0, t.is_neg()
 
 
+def replay_key(name: str, scalars: tuple, settings: tuple, operands: tuple[Any, ...], out: Any = None) -> tuple | None:
+    """The key of ``planned`` for a call of operation ``name``: its numbers (``scalars``), its other arguments
+    (``settings``), and the device, stream and ``signature`` of each operand and of ``out``; None where the call
+    cannot replay and must run whole: an operand or ``out`` that is not a torch.Tensor, a number that is not a plain
+    float or int (a bool, whose hash equals 1's, must still be refused by the call's checks) or is NaN (which would
+    never find its plan).
+
+    Example:
+        >>> import torch
+        >>> x = torch.ones(2, 3)
+        >>> replay_key("add", (1.0, 2), (), (x, x)) == replay_key("add", (1, 2.0), (), (x, x.clone()))
+        True
+        >>> replay_key("add", (True, 1.0), (), (x, x)), replay_key("add", (1.0,), (), (x.numpy(),))
+        (None, None)
+    """
+    if any(type(t) is not torch.Tensor for t in operands) or (out is not None and type(out) is not torch.Tensor):
+        return None
+    if any(type(x) not in (float, int) or x != x for x in scalars):
+        return None
+    key = (name, *scalars, *settings, *stream_key(operands[0]))
+    for t in (*operands, out) if out is not None else operands:
+        key += signature(t)
+    return key
+
+
 def planned(
     key: tuple, slots: tuple[torch.Tensor, ...], out: torch.Tensor | None, call: Any, graph: bool = False
 ) -> Any:
@@ -395,6 +420,8 @@ def planned(
     into a CUDA graph (``REPLAY_GRAPHS``, keyed also on the slots' addresses; the second replay there captures) and
     replayed by one launch: for calls of several launches whose host time exceeds their GPU time (``transpose_``
     of rectangles). The graph keeps the plan, and so its workspaces, alive."""
+    if getattr(_local, "launches", None) is not None:
+        return call()  # inside another call's recording: its launches belong to that plan
     plan = PLANS.get(key, _UNPLANNED)
     if plan is _UNPLANNED:
         result, plan = Plan.record(slots, call)

@@ -19,9 +19,8 @@ from densela._launch import (
     kept_counters,
     multiple_hint,
     planned,
+    replay_key,
     scratch,
-    signature,
-    stream_key,
 )
 from densela.kernels.gemm import gemm_tiles_kernel, gemm_tma_kernel, split_sum_kernel
 from densela.kernels.gemm_ws import (
@@ -72,17 +71,12 @@ def matmul(a: Any, b: Any, /, *, out: Any = None, precision: str | None = None) 
         array([[1., 2.],
                [3., 4.]])
     """
-    if (
-        type(a) is not torch.Tensor
-        or type(b) is not torch.Tensor
-        or (out is not None and type(out) is not torch.Tensor)
-    ):
+
+    def call() -> Any:
         return _gemm("matmul", a, b, None, 1.0, 0.0, False, False, out, precision)
-    key = (*signature(a), *signature(b), precision, *stream_key(a))
-    if out is not None:
-        key += signature(out)
-    slots = (a, b) if out is None else (a, b, out)
-    return planned(key, slots, out, lambda: _gemm("matmul", a, b, None, 1.0, 0.0, False, False, out, precision))
+
+    key = replay_key("matmul", (), (precision,), (a, b), out)
+    return call() if key is None else planned(key, (a, b) if out is None else (a, b, out), out, call)
 
 
 def gemm(
@@ -116,16 +110,12 @@ def gemm(
         return _gemm("gemm", a, b, c, alpha, beta, trans_a, trans_b, out, precision)
 
     tensors = (a, b) if c is None else (a, b, c)
-    if any(type(t) is not torch.Tensor for t in tensors) or (out is not None and type(out) is not torch.Tensor):
+    in_place = out is not None and out is c
+    settings = (trans_a, trans_b, precision, c is None, in_place)  # c and an out of one signature: different keys
+    key = replay_key("gemm", (alpha, beta), settings, tensors, None if in_place else out)
+    if key is None:
         return call()
-    if type(alpha) not in (float, int) or type(beta) not in (float, int) or alpha != alpha or beta != beta:
-        return call()  # (NaN would never find its plan)
-    key = ("gemm", alpha, beta, trans_a, trans_b, precision, *stream_key(a), *signature(a), *signature(b))
-    key += signature(c) if c is not None else (None,)
-    if out is not None:
-        key += ("c",) if out is c else signature(out)
-    slots = tensors if out is None or out is c else (*tensors, out)
-    return planned(key, slots, out, call)
+    return planned(key, tensors if out is None or in_place else (*tensors, out), out, call)
 
 
 def _gemm(

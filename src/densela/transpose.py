@@ -24,6 +24,7 @@ from densela._launch import (
     kept_counters,
     multiple_hint,
     planned,
+    replay_key,
     scratch,
     signature,
     stream_key,
@@ -68,6 +69,14 @@ def transpose(a: Any, /, *, out: Any = None, alpha: float = 1.0) -> Any:
         array([[-2.],
                [-4.]])
     """
+    key = replay_key("transpose", (alpha,), (), (a,), out)
+    if key is None:
+        return _transpose(a, out, alpha)
+    return planned(key, (a,) if out is None else (a, out), out, lambda: _transpose(a, out, alpha))
+
+
+def _transpose(a: Any, out: Any, alpha: float) -> Any:
+    """``transpose``, checked and launched (its first call of a signature, or any call that cannot replay)."""
     op = "transpose"
     alpha = _errors.check_scalar(op, "alpha", alpha)
     call = prepare(op, {"a": a}, out)
