@@ -3,7 +3,7 @@
 transpose_ (square and rectangular) across tile configurations, against the device-to-device copy measured
 in the same run. Writes JSON lines to $OUT/memory-explore.jsonl (or ./memory-explore.jsonl), prints a table.
 
-    python scripts/memory-explore.py [groups...]   # groups: hot transpose tnl tiles_ab small packed add square rect walk c2r split restride directions host (default: all)
+    python scripts/memory-explore.py [groups...]   # groups: hot transpose tnl tiles_ab copies small packed add square rect walk c2r split restride directions host (default: all)
 """
 
 from __future__ import annotations
@@ -202,6 +202,15 @@ def tiles_ab(copy: float) -> None:
                         TR.square_tiles = original
             pct = {str(list(c)): round(nbytes / sorted(t)[1] / 1e6 / copy * 100, 2) for c, t in times.items()}
             record(group="square-ab", n=n, dtype=str(dtype), pct=pct)
+
+
+def copies(copy: float) -> None:
+    """torch's device-to-device copy of as many bytes as issue 5's transposes move (64 MiB to 381 MiB a side, the L2
+    flushed before each), against the 256 MiB copy of ``copy_gbs``: the ceiling a transpose of that size meets."""
+    for mib in (19, 38, 64, 76, 95, 128, 190, 381):
+        x = torch.empty(mib * 2**20 // 4, device="cuda")
+        y = torch.empty_like(x)
+        record(group="copies", mib=mib, pct=2 * x.numel() * 4 / ms(lambda: y.copy_(x)) / 1e6 / copy * 100)
 
 
 def small(copy: float) -> None:

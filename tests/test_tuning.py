@@ -343,13 +343,16 @@ def test_tune_keeps_the_best_configuration_per_bucket(tmp_path, monkeypatch):
 )  # fmt: skip
 def test_thin_transposes_get_tiles_spanning_the_short_side(monkeypatch, m, n, strides, want):
     """float32 matrices with a side of at most 128 (and a long one) are tiled across that side whole, float64 ones
-    where that side is the rows; others keep the square tiles."""
+    where that side is the rows; others take the large transposes' tiles (both sides above 128)."""
     monkeypatch.setattr(tuning, "INTERPRET", False)
+    large = tuning._LARGE_TRANSPOSE_TILES
     cfg = tuning.transpose_tiles(m, n, *strides, 4)
-    assert tuple(cfg) == (want or tuple(tuning.tile_config(4)))
+    assert tuple(cfg) == (want or tuple(large[4]))
     few_rows_8 = {(100000, 1): (128, 32, 4), (1, 100): (128, 16, 2)}  # 8-byte items: matrices of few rows only
     want_8 = few_rows_8.get(strides) if m == 100 else None
-    assert tuple(tuning.transpose_tiles(m, n, *strides, 8)) == (want_8 or tuple(tuning.tile_config(8)))
+    square_8 = large[8] if min(m, n) > tuning.THIN_SIDE else tuning.tile_config(8)
+    assert tuple(tuning.transpose_tiles(m, n, *strides, 8)) == (want_8 or tuple(square_8))
+    assert tuning.transpose_tiles(128, 512, 512, 1, 8) == tuning.tile_config(8)  # a side of 128: the old tiles
 
 
 def test_in_place_squares_of_8_byte_items_take_64_wide_tiles(monkeypatch):

@@ -596,13 +596,18 @@ def transpose_tiles(m: int, n: int, stride_m: int, stride_n: int, itemsize: int,
     tiles twice as long for each halving when read along it. 8-byte items with at most THIN_SIDE rows: 128 x 32
     tiles with 4 warps read along the rows, 128 x 16 with 2 along the columns (H100, 2026-11-24,
     ``bench-results/nvidia-h100/2026-11-24-packed/run6-transpose-tiles.jsonl``: float64 100 x 100000 at 88-90% of
-    the copy bandwidth against 78% with the square tiles; 100000 x 100 gained nothing). Everything else:
+    the copy bandwidth against 78% with the square tiles; 100000 x 100 gained nothing). 4- and 8-byte words with
+    both sides above THIN_SIDE: 64 x 64 tiles of 8 warps (``_LARGE_TRANSPOSE_TILES``). Everything else:
     ``tile_config``.
 
     Example:
-        >>> transpose_tiles(4096, 4096, 4096, 1, 4) == tile_config(4)
+        >>> transpose_tiles(128, 128, 128, 1, 4) == tile_config(4)
         True
+        >>> transpose_tiles(4096, 4096, 4096, 1, 4).num_warps  # 8 on a GPU; the interpreter's tiny tiles have one
+        1
     """
+    if not INTERPRET and pack == 1 and min(m, n) > THIN_SIDE and itemsize in _LARGE_TRANSPOSE_TILES:
+        return _LARGE_TRANSPOSE_TILES[itemsize]
     cfg = _PACKED_TILES[pack] if pack > 1 and not INTERPRET else tile_config(itemsize)
     if INTERPRET or itemsize not in (4, 8) or min(m, n) > THIN_SIDE or max(m, n) < 8 * THIN_SIDE:
         return cfg
@@ -617,6 +622,14 @@ def transpose_tiles(m: int, n: int, stride_m: int, stride_n: int, itemsize: int,
     warps = 8 if read_along_short else 4
     return TileConfig(short, long_block, warps) if short_is_m else TileConfig(long_block, short, warps)
 
+
+_LARGE_TRANSPOSE_TILES = {4: TileConfig(64, 64, 8), 8: TileConfig(64, 64, 8)}
+"""Out-of-place transposes of 4- and 8-byte words with both sides above THIN_SIDE. H100, 2026-11-24
+(``bench-results/nvidia-h100/2026-11-24-short-k/run3-tiles-ab.jsonl``, the median of three interleaved rounds, both
+memory orders, the tnl and memory-targets shapes): float32 10000^2 at 91.7-92.8% of the copy bandwidth against
+86.9-90.4% with ``tile_config``'s 64 x 64 tiles of 4 warps, the other shapes within a point either way (5000^2
+87-88%, 4096^2 89-90% with either); float64 0.5-1.8 points above its 32 x 64 tiles on the shapes of 5000 and 10000
+(2500 x 5000 88-89%, 5000^2 92%), within a point elsewhere."""
 
 _PACKED_TILES = {2: TileConfig(128, 64, 4), 4: TileConfig(128, 64, 4)}
 """Packed transposes' tiles (item rows x words): the best of twelve in most rows of the H100 sweep of 2026-11-24
