@@ -625,9 +625,9 @@ def transpose_tiles(m: int, n: int, stride_m: int, stride_n: int, itemsize: int,
 
 _LARGE_TRANSPOSE_TILES = {4: TileConfig(64, 64, 8), 8: TileConfig(64, 64, 8)}
 """Out-of-place transposes of 4- and 8-byte words with both sides above THIN_SIDE. H100, 2026-11-24
-(``bench-results/nvidia-h100/2026-11-24-short-k/run3-tiles-ab.jsonl``, the median of three interleaved rounds, both
-memory orders, the tnl and memory-targets shapes): float32 10000^2 at 91.7-92.8% of the copy bandwidth against
-86.9-90.4% with ``tile_config``'s 64 x 64 tiles of 4 warps, the other shapes within a point either way (5000^2
+(``bench-results/nvidia-h100/2026-11-24-short-k/run3-small-tiles-ab-41c5706.jsonl``, the median of three interleaved
+rounds, both memory orders, the tnl and memory-targets shapes): float32 10000^2 at 91.7-92.8% of the copy bandwidth
+against 86.9-90.4% with ``tile_config``'s 64 x 64 tiles of 4 warps, the other shapes within a point either way (5000^2
 87-88%, 4096^2 89-90% with either); float64 0.5-1.8 points above its 32 x 64 tiles on the shapes of 5000 and 10000
 (2500 x 5000 88-89%, 5000^2 92%), within a point elsewhere."""
 
