@@ -680,6 +680,29 @@ def test_lu_factor_check_finite(bad: float, overwrite_a: bool, device: str) -> N
     assert_untouched(snap, "batch after a rejected call")
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+def test_lu_factor_batch_copy_checks_finite(dtype: torch.dtype, device: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch on the blocked path is checked by its column-major copy (no separate pass over it): an infinity or
+    NaN anywhere raises ValueError with the input untouched; a finite batch factors as without the check."""
+    monkeypatch.setattr(densela.lu, "EAGER_BATCH_BYTES", 0)  # every blocked batch eager, copied by the kernel
+    n = 100 if device == "cuda" else 33  # beyond lu_warp_kernel on a GPU; beyond the whole-matrix kernel here
+    values = np.stack([gaussian((n, n), "copy-check", i) for i in range(3)])
+    finite = place(values, dtype, device)
+    expected = dl.lu_factor(finite, check_finite=False)
+    monkeypatch.setattr(densela.lu, "_check_finite", lambda op, **named: pytest.fail("a pass of its own"))
+    got = dl.lu_factor(finite)
+    assert_identical(got[0], expected[0], "lu")
+    assert_identical(got[1], expected[1], "piv")
+    for where, bad in [((0, 0, 0), np.nan), ((2, n - 1, n - 2), np.inf), ((1, n // 2, 5), -np.inf)]:
+        bad_values = values.copy()
+        bad_values[where] = bad
+        a = place(bad_values, dtype, device)
+        snap = snapshot(a)
+        with pytest.raises(ValueError, match="infs or NaNs"):
+            dl.lu_factor(a)
+        assert_untouched(snap, f"a after a rejected call ({where})")
+
+
 def test_lu_factor_check_finite_false_lets_nan_through(device: str) -> None:
     values = gaussian((6, 6), "finite-off")
     values[4, 2] = np.nan

@@ -256,7 +256,11 @@ def _check_dtype(op: str, named: dict[str, torch.Tensor]) -> torch.dtype:
 def _check_finite(op: str, **named: torch.Tensor) -> None:
     for name, t in named.items():
         if t.numel() and not bool(torch.isfinite(t).all()):
-            raise ValueError(f"{op}: {name} must not contain infs or NaNs (pass check_finite=False to skip this check)")
+            raise ValueError(_not_finite(op, name))
+
+
+def _not_finite(op: str, name: str) -> str:
+    return f"{op}: {name} must not contain infs or NaNs (pass check_finite=False to skip this check)"
 
 
 def _batched(t: torch.Tensor) -> torch.Tensor:
@@ -294,46 +298,61 @@ def _factor_call(
     ta = call.tensors["a"]
     _check_dtype(op, {"a": ta})
     _errors.check_ndim(op, "a", ta, (2, 3))
-    if check_finite:
-        _check_finite(op, a=ta)
     in_place = (
         overwrite_a and isinstance(call.first, torch.Tensor) and ta.device == call.run_device and ta.mT.is_contiguous()
     )
-    lu, piv, info = factor(call, _batched(ta), in_place=in_place)
+    lu, piv, info = factor(call, _batched(ta), in_place=in_place, check=op if check_finite else None)
     return call, lu.reshape(ta.shape), piv if ta.ndim == 3 else piv[0], info
 
 
-def column_major(t: torch.Tensor, device: torch.device) -> torch.Tensor:
+def column_major(t: torch.Tensor, device: torch.device, check: str | None = None) -> torch.Tensor:
     """A copy of ``t`` on ``device`` with each matrix column-major (LAPACK's order, which the kernels want); a
     (batch, m, n) ``t`` already on a device the kernels run on is copied by densela's transpose kernel (H100,
-    2026-11-24: 10000 x 128 x 128 float64 in 0.87 ms, float32 0.44, where torch's copy took 1.42 and 1.17)."""
+    2026-11-24: 10000 x 128 x 128 float64 in 0.87 ms, float32 0.44, where torch's copy took 1.42 and 1.17).
+
+    ``check`` (the operation's name): an infinity or NaN in ``t`` raises ValueError, found by the transpose kernel
+    as it copies (a pass over the input saved: torch.isfinite took about 0.5 ms of the 9.3 that 10000 x 128 x 128
+    float64 took in the lab on the H100, 2026-11-24), else by torch.isfinite before the copy."""
     work = torch.empty((*t.shape[:-2], t.shape[-1], t.shape[-2]), dtype=t.dtype, device=device).mT
     if t.device == device and (device.type == "cuda" or INTERPRET) and t.ndim == 3 and t.numel():
-        launch_transpose(t, work.mT, 1.0)
+        flag = None if check is None else torch.zeros(1, dtype=torch.int32, device=device)
+        launch_transpose(t, work.mT, 1.0, flag=flag)
+        if flag is not None and flag.item():
+            raise ValueError(_not_finite(check, "a"))
         return work
+    if check is not None:
+        _check_finite(check, a=t)
     return work.copy_(t)
 
 
 def factor(
-    call: Call, src: torch.Tensor, precision: str = "ieee", *, in_place: bool = False
+    call: Call, src: torch.Tensor, precision: str = "ieee", *, in_place: bool = False, check: str | None = None
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Factors the (batch, m, n) ``src``: (lu, piv (batch, min(m, n)), info (batch,)) on the run device.
 
     ``in_place``: ``src`` (column-major matrices on the run device) becomes ``lu``. Otherwise ``lu`` is a
     new column-major array; on a GPU the launches of a shape seen before replay as one CUDA graph (the
     Python between a factorization's hundreds of launches costs more than their GPU time below n ~ 8192),
-    except for batches of EAGER_BATCH_BYTES or more.
+    except for batches of EAGER_BATCH_BYTES or more. ``check`` (the operation's name): an infinity or NaN in
+    ``src`` raises ValueError before the factorization's first launch (``column_major``).
     """
     batch, m, n = src.shape
+    warp, small = None, False
     if batch > 1 and call.backend != "torch" and min(m, n):
         warp = _warp_launch(m, n, src.element_size()) if call.run_device.type == "cuda" and not INTERPRET else None
-        if warp or _pow2(m) * _pow2(n) <= BATCHED_SMALL:
-            return _factor_small(call, src, in_place, warp)
+        small = bool(warp) or _pow2(m) * _pow2(n) <= BATCHED_SMALL
     # a batch whose GPU time outlasts its launches' host time runs launch by launch in its result: a graph's
     # replay works in static buffers, copied into and out of (10000 x 128 x 128 float64: 0.9 of 15 ms to copy out)
     eager = batch > 1 and (_whole(src) or src.numel() * src.element_size() >= EAGER_BATCH_BYTES)
-    if in_place or eager or call.backend == "torch" or call.run_device.type != "cuda" or min(m, n) == 0:
-        return _factor_eager(call, src if in_place else column_major(src, call.run_device), precision)
+    eager = not small and (
+        in_place or eager or call.backend == "torch" or call.run_device.type != "cuda" or min(m, n) == 0
+    )
+    if check is not None and not (eager and not in_place):  # otherwise the copy into the working array checks
+        _check_finite(check, a=src)
+    if small:
+        return _factor_small(call, src, in_place, warp)
+    if eager:
+        return _factor_eager(call, src if in_place else column_major(src, call.run_device, check), precision)
     tuning = (_blocks(), BATCHED_BYTES, PANEL_ROWS, PANEL_PROGRAMS_PER_SM, LOOKAHEAD)
     key = ("lu_factor", src.shape, src.dtype, call.run_device, precision, *tuning)
 

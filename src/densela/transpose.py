@@ -534,28 +534,44 @@ def _as_words(t: torch.Tensor, scaled: bool) -> tuple[torch.Tensor, int]:
     return (t if scaled else t.view(_WORDS[t.element_size()])), vec
 
 
-def launch_transpose(a: torch.Tensor, out: torch.Tensor, alpha: float, lo: torch.Tensor | None = None) -> None:
+def launch_transpose(
+    a: torch.Tensor,
+    out: torch.Tensor,
+    alpha: float,
+    lo: torch.Tensor | None = None,
+    flag: torch.Tensor | None = None,
+) -> None:
     """Launches ``out = alpha * a.T`` (a m x n, out n x m, same dtype; alpha == 1 moves bits) on checked tensors,
     or for batches (3-D ``a`` and ``out``) ``out[i] = alpha * a[i].T``.
 
     With ``lo`` (float32, alpha == 1, the same strides as ``out``) the transpose is split into TF32 parts
-    for a 3xTF32 product: ``out`` gets the rounded high part and ``lo`` the rounded remainder.
+    for a 3xTF32 product: ``out`` gets the rounded high part and ``lo`` the rounded remainder. With ``flag`` (one
+    int32, float32 or float64 items moved untouched) the copy also sets ``flag`` to 1 if it moves an infinity or
+    NaN (and leaves it as it is otherwise): LU's column-major copy of a batch checks its input so.
     """
     if a.ndim == 3:  # matrices in the grid's second dimension, at most MAX_GRID_Y a launch
         for start in range(0, a.shape[0], MAX_GRID_Y):
             stop = start + MAX_GRID_Y
-            _launch_tiles(a[start:stop], out[start:stop], alpha, None if lo is None else lo[start:stop])
+            _launch_tiles(a[start:stop], out[start:stop], alpha, None if lo is None else lo[start:stop], flag)
     else:
-        _launch_tiles(a, out, alpha, lo)
+        _launch_tiles(a, out, alpha, lo, flag)
 
 
-def _launch_tiles(a: torch.Tensor, out: torch.Tensor, alpha: float, lo: torch.Tensor | None) -> None:
+_EXPONENTS = {torch.float32: 0x7F800000, torch.float64: 0x7FF0000000000000}
+"""The exponent bits of the float types whose copies check for infinities and NaN (``launch_transpose``'s flag)."""
+
+
+def _launch_tiles(
+    a: torch.Tensor, out: torch.Tensor, alpha: float, lo: torch.Tensor | None, flag: torch.Tensor | None
+) -> None:
     """``transpose_tiles_kernel`` on the m x n ``a`` (or a batch of at most MAX_GRID_Y, items moved one by one)."""
     scaled = alpha != 1.0
     split = lo is not None
+    if flag is not None and (scaled or split or a.dtype not in _EXPONENTS):
+        raise ValueError(f"launch_transpose: a check for infinities moves float32 or float64 untouched, not {a.dtype}")
     batch, batch_strides = (a.shape[0], (a.stride(0), out.stride(0))) if a.ndim == 3 else (1, (0, 0))
     one_a, one_out = (a[0], out[0]) if a.ndim == 3 else (a, out)
-    packed = None if scaled or split or a.ndim == 3 else _packed(a, out)
+    packed = None if scaled or split or a.ndim == 3 or flag is not None else _packed(a, out)
     (src, vec), (dst, _) = _as_words(a, scaled or split), _as_words(out, scaled or split)
     if packed is None:
         pack, (m, n), strides = 1, one_a.shape, (*one_a.stride(), *one_out.stride())
@@ -565,7 +581,7 @@ def _launch_tiles(a: torch.Tensor, out: torch.Tensor, alpha: float, lo: torch.Te
     cfg = transpose_tiles(m, n, strides[0], strides[1], itemsize, pack)
     tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n)
     _TILES((tiles, batch),
-        src, dst, lo if split else dst,
+        src, dst, lo if split else dst, dst if flag is None else flag,
         m, n,
         *strides,
         *batch_strides,
@@ -578,6 +594,7 @@ def _launch_tiles(a: torch.Tensor, out: torch.Tensor, alpha: float, lo: torch.Te
         BLOCK_M=cfg.block_m, BLOCK_N=cfg.block_n,
         HINTS=_hints(m, n, strides, itemsize),
         BATCHED=a.ndim == 3,
+        EXPONENT=0 if flag is None else _EXPONENTS[a.dtype],
         num_warps=cfg.num_warps,
     )  # fmt: skip
 

@@ -112,7 +112,7 @@ def _transpose_packed(
 
 @triton.jit
 def transpose_tiles_kernel(
-    a_ptr, out_ptr, lo_ptr,
+    a_ptr, out_ptr, lo_ptr, flag_ptr,
     M, N,
     stride_am, stride_an,
     stride_om, stride_on,
@@ -126,6 +126,7 @@ def transpose_tiles_kernel(
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
     HINTS: tl.constexpr,
     BATCHED: tl.constexpr,
+    EXPONENT: tl.constexpr,
 ):  # fmt: skip
     """One program writes ``out = A.T`` for one BLOCK_M x BLOCK_N tile of the M x N matrix ``A``; with BATCHED, of
     matrix ``program_id(1)`` of a batch, ``stride_ab`` and ``stride_ob`` items apart in ``A`` and ``out`` (without,
@@ -138,7 +139,9 @@ def transpose_tiles_kernel(
     rounded once); with ``SPLIT`` (float32) ``out`` gets hi = tf32(a) and ``lo_ptr``, with out's strides,
     gets tf32(a - hi), the two parts of a 3xTF32 product (hi + lo carries 22 significant bits; an
     infinite or NaN item gives hi = item, lo = 0); otherwise the words move untouched. ``HINTS``: what M, N and
-    the four strides are each a multiple of (``multiple``; all 1: nothing declared).
+    the four strides are each a multiple of (``multiple``; all 1: nothing declared). With ``EXPONENT`` (the exponent
+    bits of the words' float type; 0: no check) a tile holding an infinity or NaN sets ``flag_ptr[0]`` to 1: a copy
+    that checks what it moves.
     """
     M, N = multiple(M, HINTS[0]), multiple(N, HINTS[1])
     stride_am, stride_an = multiple(stride_am, HINTS[2]), multiple(stride_an, HINTS[3])
@@ -159,6 +162,10 @@ def transpose_tiles_kernel(
     a_ptrs, a_mask = tile_pointers(a_ptr, row0, col0, M, N, stride_am, stride_an, INDEX_64, BLOCK_M, BLOCK_N, VEC)
     out_ptrs, out_mask = tile_pointers(out_ptr, col0, row0, N, M, stride_om, stride_on, INDEX_64, BLOCK_N, BLOCK_M, VEC)
     x = tl.load(a_ptrs, mask=a_mask)
+    if EXPONENT != 0:
+        exponent = tl.full((), EXPONENT, x.dtype)
+        if tl.max(tl.max(((x & exponent) == exponent).to(tl.int32), 1), 0) > 0:
+            tl.atomic_or(flag_ptr, 1)
     if SCALE:
         wide = upcast(x)
         x = (wide * tl.full((), alpha, wide.dtype)).to(x.dtype)
