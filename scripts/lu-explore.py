@@ -2,7 +2,7 @@
 and MAGMA paths, for block-width variants. Writes $OUT/lu-explore.jsonl and prints a table.
 
 Usage: python scripts/lu-explore.py [check] [time] [panel] [profile] [batched] [warp] [batch-profile] [whole]
-       [refine] [solve] [batch-update] [--sizes 1000,4096]
+       [refine] [solve] [batch-update] [eager-bytes] [--sizes 1000,4096]
        [--blocks 128,32 256,32] [--inverse-blocks 128,256,512]
 """
 
@@ -343,6 +343,30 @@ def batch_update() -> None:
                        kernels={k: [len(v), sum(v) / 1000] for k, v in kernels.items()})  # fmt: skip
 
 
+def eager_bytes() -> None:
+    """lu_factor (checks and synchronizes, as the lab times it) of mid-sized batches launched eagerly in their result
+    against replayed as a CUDA graph on static buffers (``lu.EAGER_BATCH_BYTES`` at 16 MiB and at 4 GiB), results
+    compared bit for bit."""
+    from densela._launch import GRAPHS
+
+    default = lu_module.EAGER_BATCH_BYTES
+    for count, n, dtype in [(1000, 128, torch.float64), (1000, 128, torch.float32), (1000, 100, torch.float64),
+                            (2000, 128, torch.float64), (10000, 128, torch.float64)]:  # fmt: skip
+        a = torch.randn(count, n, n, dtype=dtype, device=DEV)
+        results = {}
+        for limit in (16 << 20, 4 << 30):
+            lu_module.EAGER_BATCH_BYTES = limit
+            GRAPHS.clear()
+            for _ in range(3):
+                results[limit] = dl.lu_factor(a)
+            ms, p20, p80 = bench(partial(dl.lu_factor, a), 1.0)
+            print(f"eager-bytes {count} x {n} {str(dtype)[6:]} limit {limit >> 20} MiB: {ms:.3f} ms ({p20:.3f}-{p80:.3f})")
+            record(kind="eager-bytes", count=count, n=n, dtype=str(dtype), limit=limit, ms=ms, p20=p20, p80=p80)
+        same = all(torch.equal(x, y) for x, y in zip(*results.values()))
+        print(f"eager-bytes {count} x {n} {str(dtype)[6:]}: same results {same}")
+    lu_module.EAGER_BATCH_BYTES = default
+
+
 def whole_sweep(budget_s: float) -> None:
     """lu_batched_kernel's (matrices per program, warps) at 10000 matrices of each size, every matrix whole."""
     small, default = lu_module.BATCHED_SMALL, lu_module._small_launch
@@ -477,6 +501,8 @@ def main() -> None:
         batch_profile()
     if "batch-update" in args.what:
         batch_update()
+    if "eager-bytes" in args.what:
+        eager_bytes()
     if "whole" in args.what:
         whole_sweep(360.0)
     if "refine" in args.what:

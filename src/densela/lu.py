@@ -305,15 +305,20 @@ def _factor_call(
     return call, lu.reshape(ta.shape), piv if ta.ndim == 3 else piv[0], info
 
 
-def column_major(t: torch.Tensor, device: torch.device, check: str | None = None) -> torch.Tensor:
+def column_major(
+    t: torch.Tensor, device: torch.device, check: str | None = None, out: torch.Tensor | None = None
+) -> torch.Tensor:
     """A copy of ``t`` on ``device`` with each matrix column-major (LAPACK's order, which the kernels want); a
     (batch, m, n) ``t`` already on a device the kernels run on is copied by densela's transpose kernel (H100,
     2026-11-24: 10000 x 128 x 128 float64 in 0.87 ms, float32 0.44, where torch's copy took 1.42 and 1.17).
 
     ``check`` (the operation's name): an infinity or NaN in ``t`` raises ValueError, found by the transpose kernel
     as it copies (a pass over the input saved: torch.isfinite took about 0.5 ms of the 9.3 that 10000 x 128 x 128
-    float64 took in the lab on the H100, 2026-11-24), else by torch.isfinite before the copy."""
-    work = torch.empty((*t.shape[:-2], t.shape[-1], t.shape[-2]), dtype=t.dtype, device=device).mT
+    float64 took in the lab on the H100, 2026-11-24), else by torch.isfinite before the copy. ``out``: the
+    column-major array to copy into (a graph's static buffer), else a new one."""
+    work = (
+        torch.empty((*t.shape[:-2], t.shape[-1], t.shape[-2]), dtype=t.dtype, device=device).mT if out is None else out
+    )
     if t.device == device and (device.type == "cuda" or INTERPRET) and t.ndim == 3 and t.numel():
         flag = None if check is None else torch.zeros(1, dtype=torch.int32, device=device)
         launch_transpose(t, work.mT, 1.0, flag=flag)
@@ -347,7 +352,7 @@ def factor(
     eager = not small and (
         in_place or eager or call.backend == "torch" or call.run_device.type != "cuda" or min(m, n) == 0
     )
-    if check is not None and not (eager and not in_place):  # otherwise the copy into the working array checks
+    if check is not None and (small or in_place):  # otherwise the copy into the working array checks
         _check_finite(check, a=src)
     if small:
         return _factor_small(call, src, in_place, warp)
@@ -368,9 +373,9 @@ def factor(
     with call.guard():
         entry = GRAPHS.get(key, make, body)
     if entry is None:
-        return _factor_eager(call, column_major(src, call.run_device), precision)
+        return _factor_eager(call, column_major(src, call.run_device, check), precision)
     (work, piv, info), replay = entry
-    work.copy_(src)
+    column_major(src, call.run_device, check, work)
     with call.guard():
         replay()
     return work.clone(), piv.clone(), info.clone()
