@@ -360,7 +360,8 @@ def eager_bytes() -> None:
             for _ in range(3):
                 results[limit] = dl.lu_factor(a)
             ms, p20, p80 = bench(partial(dl.lu_factor, a), 1.0)
-            print(f"eager-bytes {count} x {n} {str(dtype)[6:]} limit {limit >> 20} MiB: {ms:.3f} ms ({p20:.3f}-{p80:.3f})")
+            name = f"{count} x {n} {str(dtype)[6:]}"
+            print(f"eager-bytes {name} limit {limit >> 20} MiB: {ms:.3f} ({p20:.3f}-{p80:.3f}) ms")
             record(kind="eager-bytes", count=count, n=n, dtype=str(dtype), limit=limit, ms=ms, p20=p20, p80=p80)
         same = all(torch.equal(x, y) for x, y in zip(*results.values()))
         print(f"eager-bytes {count} x {n} {str(dtype)[6:]}: same results {same}")
