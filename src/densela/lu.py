@@ -84,12 +84,15 @@ LOOKAHEAD = False
 during the trailing update). Off until timed on a GPU: the panel kernel's grid-wide wait then shares the
 GPU with a GEMM, whose CTAs hold SMs until they finish (no deadlock, since they wait on nothing, but the
 overlap is unmeasured)."""
-EAGER_BATCH_BYTES = 16 << 20
+EAGER_BATCH_BYTES = 192 << 20
 """Batches of at least this many bytes are factored launch by launch in their result rather than by a graph replay in
 static buffers, whose copies in and out cost more than the launches' host time: H100, 2026-11-24
 (bench-results/nvidia-h100/2026-11-24-lu-batch-eager/): 10000 matrices of 128 x 128 float64 14.9 -> 14.0 ms, float32
 8.7 -> 8.7 (7.8 with BATCH_PANEL_WARP_ROWS); with the column-major copy by densela's transpose kernel too, 13.6 and
-6.8 ms."""
+6.8 ms. The limit was 16 MiB until 2026-11-24 late (``bench-results/nvidia-h100/2026-11-24-short-k/run9``, lu_factor
+as the lab times it, both ways in one process, the graph's input copied and checked by the transpose kernel): 1000 x
+128 x 128 float64 (125 MiB) replayed in 1.27 ms against 1.44 eager, float32 0.76 against 1.27, 1000 x 100 x 100
+float64 0.90 against 1.39; 2000 x 128 x 128 float64 (250 MiB) 2.49 against 2.28, 10000 10.1 against 9.5."""
 INTERCHANGE_GROUP = 32
 """Row interchanges that ``lu_solve`` applies per step, as one permutation of the rows they touch."""
 BATCHED_BYTES = 16384
