@@ -199,8 +199,9 @@ def test_tma_kernel_compiles_for_hopper(
 @pytest.mark.parametrize("vec", [1, 2])
 def test_transpose_compiles_for_hopper_with_64_bit_offsets(vec):
     constants = dict(
-        SCALE=False, SPLIT=False, INDEX_64=True, VEC=vec, PACK=1, BLOCK_M=64, BLOCK_N=64, HINTS=(1,) * 6, BATCHED=False
-    )
+        SCALE=False, SPLIT=False, INDEX_64=True, VEC=vec, PACK=1, BLOCK_M=64, BLOCK_N=64, HINTS=(1,) * 6, BATCHED=False,
+        EXPONENT=0,
+    )  # fmt: skip
     ptx = compile_ptx(transpose_tiles_kernel, "*i32", constants, ("stride_an", "stride_on"))
     assert "ld.global" in ptx and "st.global" in ptx
 
@@ -210,7 +211,7 @@ def test_hinted_transpose_loads_and_stores_in_vectors():
     """float32 rows of 100 items (100000 x 100): with M, N and the strides declared multiples of 4 (``HINTS``) the
     tile loads and stores in 16-byte vectors (stride_om stays unspecialized here, so it is hinted too)."""
     constants = dict(SCALE=False, SPLIT=False, INDEX_64=False, VEC=1, PACK=1, BLOCK_M=32, BLOCK_N=128, BATCHED=False)
-    constants.update(HINTS=(4, 4, 4, 1, 4, 1))
+    constants.update(HINTS=(4, 4, 4, 1, 4, 1), EXPONENT=0)
     ptx = compile_ptx(transpose_tiles_kernel, "*i32", constants, ("stride_an", "stride_on"))
     assert "ld.global.v4" in ptx and "st.global.v4" in ptx
 
@@ -238,10 +239,25 @@ def test_restride_loads_each_word_once_in_the_widest_vectors_hinted(
 @compiled
 def test_tf32_split_compiles_for_hopper():
     constants = dict(
-        SCALE=False, SPLIT=True, INDEX_64=False, VEC=1, PACK=1, BLOCK_M=64, BLOCK_N=64, HINTS=(1,) * 6, BATCHED=False
-    )
+        SCALE=False, SPLIT=True, INDEX_64=False, VEC=1, PACK=1, BLOCK_M=64, BLOCK_N=64, HINTS=(1,) * 6, BATCHED=False,
+        EXPONENT=0,
+    )  # fmt: skip
     ptx = compile_ptx(transpose_tiles_kernel, "*fp32", constants, ("stride_an", "stride_on"))
     assert ptx.count("st.global") >= 2  # high and low parts
+    assert "atom" not in ptx
+
+
+@compiled
+@pytest.mark.parametrize("words, exponent", [("*i64", 0x7FF0000000000000), ("*i32", 0x7F800000)])
+def test_checked_copy_sets_its_flag_once_a_tile(words: str, exponent: int) -> None:
+    """LU's column-major copy of a batch (``transpose_tiles_kernel`` with EXPONENT) compiles for Hopper with one atomic
+    a program (behind the test whether its tile holds a non-finite item); without EXPONENT there is none (above)."""
+    constants = dict(
+        SCALE=False, SPLIT=False, INDEX_64=False, VEC=1, PACK=1, BLOCK_M=32, BLOCK_N=64, HINTS=(1,) * 6, BATCHED=True,
+        EXPONENT=exponent,
+    )  # fmt: skip
+    ptx = compile_ptx(transpose_tiles_kernel, words, constants, ("stride_an",), pointers={"flag_ptr": "*i32"})
+    assert ptx.count("atom.global") == 1, ptx.count("atom.global")
 
 
 @compiled
