@@ -408,6 +408,15 @@ def replay_key(name: str, scalars: tuple, settings: tuple, operands: tuple[Any, 
     return key
 
 
+def replayed(name: str, scalars: tuple, settings: tuple, operands: tuple[Any, ...], out: Any, call: Any) -> Any:
+    """``call()`` through ``planned`` with ``replay_key``'s key, the operands (then ``out``) as its slots; ``call()``
+    alone where the call cannot replay (``matmul``, ``transpose``, ``add``)."""
+    key = replay_key(name, scalars, settings, operands, out)
+    if key is None:
+        return call()
+    return planned(key, operands if out is None else (*operands, out), out, call)
+
+
 def planned(
     key: tuple, slots: tuple[torch.Tensor, ...], out: torch.Tensor | None, call: Any, graph: bool = False
 ) -> Any:

@@ -8,7 +8,7 @@ import torch
 
 from densela import _errors
 from densela._arrays import Call, needs_int64, prepare
-from densela._launch import Launcher, cdiv, planned, replay_key
+from densela._launch import Launcher, cdiv, replayed
 from densela.kernels.elementwise import add_tiles_kernel
 from densela.tuning import tile_config
 
@@ -29,10 +29,7 @@ def add(a: Any, b: Any, /, *, alpha: float = 1.0, beta: float = 1.0, out: Any = 
         array([[ 0., -1.],
                [ 1.,  0.]])
     """
-    key = replay_key("add", (alpha, beta), (), (a, b), out)
-    if key is None:
-        return _add(a, b, alpha, beta, out)
-    return planned(key, (a, b) if out is None else (a, b, out), out, lambda: _add(a, b, alpha, beta, out))
+    return replayed("add", (alpha, beta), (), (a, b), out, lambda: _add(a, b, alpha, beta, out))
 
 
 def _add(a: Any, b: Any, alpha: float, beta: float, out: Any) -> Any:

@@ -351,9 +351,9 @@ def factor(
         small = bool(warp) or _pow2(m) * _pow2(n) <= BATCHED_SMALL
     # a batch whose GPU time outlasts its launches' host time runs launch by launch in its result: a graph's
     # replay works in static buffers, copied into and out of (10000 x 128 x 128 float64: 0.9 of 15 ms to copy out)
-    eager = batch > 1 and (_whole(src) or src.numel() * src.element_size() >= EAGER_BATCH_BYTES)
+    large = batch > 1 and (_whole(src) or src.numel() * src.element_size() >= EAGER_BATCH_BYTES)
     eager = not small and (
-        in_place or eager or call.backend == "torch" or call.run_device.type != "cuda" or min(m, n) == 0
+        in_place or large or call.backend == "torch" or call.run_device.type != "cuda" or min(m, n) == 0
     )
     if check is not None and (small or in_place):  # otherwise the copy into the working array checks
         _check_finite(check, a=src)

@@ -24,7 +24,7 @@ from densela._launch import (
     kept_counters,
     multiple_hint,
     planned,
-    replay_key,
+    replayed,
     scratch,
     signature,
     stream_key,
@@ -69,10 +69,7 @@ def transpose(a: Any, /, *, out: Any = None, alpha: float = 1.0) -> Any:
         array([[-2.],
                [-4.]])
     """
-    key = replay_key("transpose", (alpha,), (), (a,), out)
-    if key is None:
-        return _transpose(a, out, alpha)
-    return planned(key, (a,) if out is None else (a, out), out, lambda: _transpose(a, out, alpha))
+    return replayed("transpose", (alpha,), (), (a,), out, lambda: _transpose(a, out, alpha))
 
 
 def _transpose(a: Any, out: Any, alpha: float) -> Any:
