@@ -2,7 +2,7 @@
 and MAGMA paths, for block-width variants. Writes $OUT/lu-explore.jsonl and prints a table.
 
 Usage: python scripts/lu-explore.py [check] [time] [panel] [profile] [batched] [warp] [batch-profile] [whole]
-       [refine] [solve] [batch-update] [eager-bytes] [--sizes 1000,4096]
+       [refine] [solve] [batch-update] [eager-bytes] [small-host] [--sizes 1000,4096]
        [--blocks 128,32 256,32] [--inverse-blocks 128,256,512]
 """
 
@@ -23,7 +23,7 @@ from triton.testing import do_bench
 import densela as dl
 import densela.lu as lu_module
 from densela.bench.providers import conditioned_matrix
-from densela.bench.timing import host_us, kernel_times
+from densela.bench.timing import host_us, kernel_times, time_gpu
 
 DEV = "cuda"
 OUT = os.environ.get("OUT", ".")
@@ -470,6 +470,46 @@ def solves(sizes: list[int], inverse_blocks: list[int]) -> None:
         lu_module.SWEEP_COLUMNS, lu_module.INVERSE_BLOCK = columns, block
 
 
+def _phases(pre: Callable[[], object], post: Callable[[object], object], reps: int = 200) -> tuple[float, float]:
+    """Median wall time (us) of ``pre()`` and of ``post(pre())`` after it, the GPU idle before each call."""
+    times: list[tuple[float, float]] = []
+    for _ in range(reps):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        result = pre()
+        t1 = time.perf_counter()
+        post(result)
+        times.append((t1 - t0, time.perf_counter() - t1))
+    return tuple(sorted(t[i] for t in times)[reps // 2] * 1e6 for i in (0, 1))  # type: ignore[return-value]
+
+
+def small_host() -> None:
+    """Batches of small matrices, whose calls the host decides: the lab's measure (L2 flush, CUDA events) of densela's
+    lu_factor and lu_factor_ex and of torch's (cuSOLVER preferred), host time per call of each, densela's GPU time,
+    and the wall time of lu_factor_ex (the launch) and of reading the pivots' info back after it (the sync)."""
+    for count in (1000, 10000):
+        for n in (8, 16, 32, 64):
+            for dtype in (torch.float64, torch.float32):
+                a = torch.randn(count, n, n, dtype=dtype, device=DEV)
+                row: dict[str, object] = {"kind": "small-host", "count": count, "n": n, "dtype": str(dtype)[6:]}
+                torch.backends.cuda.preferred_linalg_library("cusolver")
+                row["torch_lab"] = time_gpu(partial(torch.linalg.lu_factor, a), max_seconds=1).median_ms * 1e3
+                row["torch_host"] = host_us(partial(torch.linalg.lu_factor, a), 200)
+                torch.backends.cuda.preferred_linalg_library("default")
+                call = partial(dl.lu_factor, a, check_finite=False)
+                row["dl_lab"] = time_gpu(call, max_seconds=1).median_ms * 1e3
+                row["dl_ex_lab"] = time_gpu(partial(dl.lu_factor_ex, a), max_seconds=1).median_ms * 1e3
+                row["dl_host"] = host_us(call, 200)
+                row["dl_ex_host"] = host_us(partial(dl.lu_factor_ex, a), 200)
+                row["dl_gpu"] = sum(sum(v) for v in kernel_times(call).values())
+                row["launch_us"], row["sync_us"] = _phases(
+                    partial(dl.lu_factor_ex, a), lambda result: lu_module._first_singular(result[2])
+                )
+                row["ratio"] = row["torch_lab"] / row["dl_lab"]
+                record(**row)
+                print(" ".join(f"{k}={v:.1f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("what", nargs="*", default=["check", "time"])
@@ -500,6 +540,8 @@ def main() -> None:
         warp()
     if "batch-profile" in args.what:
         batch_profile()
+    if "small-host" in args.what:
+        small_host()
     if "batch-update" in args.what:
         batch_update()
     if "eager-bytes" in args.what:

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 import densela as dl
 import densela._arrays
+import densela._launch
 import densela.lu
 from _reference import (
     UNIT_ROUNDOFF,
@@ -468,6 +469,38 @@ def test_lu_factor_batch_strided_across_matrices(device: str) -> None:
     for i in range(3):
         assert_pivots_match(piv[i], scipy_factor(values[2 * i], torch.float64)[1], f"matrix {i}")
     assert_lu_valid(a, lu, piv, torch.float64, "every other matrix")
+
+
+@pytest.mark.parametrize("shape", [(4, 7, 7), (3, 5, 9), gpu_only((6, 32, 32)), gpu_only((3, 64, 64))], ids=str)
+def test_lu_factor_small_batch_replays(shape: tuple[int, int, int], device: str) -> None:
+    """A batch of small matrices is one launch into new arrays, and later calls of the same signature replay it
+    (``densela._launch.PLANS``): the same factors, pivots and info as the whole call, in new arrays each time (the
+    first result stays as it was), and the finite check still runs before the launch."""
+    plans = densela._launch.PLANS
+    plans.clear()
+    first_values = gaussian(shape, "replay-first")
+    second_values = gaussian(shape, "replay-second")
+    second_values[1, :, 2] = 0.0
+    first, second = place(first_values, torch.float64, device), place(second_values, torch.float64, device)
+    lu1, piv1, _ = dl.lu_factor_ex(first)
+    kept = lu1.clone(), piv1.clone()
+    (plan,) = [p for k, p in plans.items() if k[0] == "lu_factor"]
+    assert (plan is not None) == (densela.lu.INTERPRET or device == "cuda"), "planned wherever kernels run"
+    lu2, piv2, info2 = dl.lu_factor_ex(second)
+    assert lu2.data_ptr() != lu1.data_ptr() and torch.equal(lu1, kept[0]) and torch.equal(piv1, kept[1])
+    plans.clear()
+    whole = dl.lu_factor_ex(second)
+    for got, want, what in zip((lu2, piv2, info2), whole, ("lu", "piv", "info"), strict=True):
+        assert got.stride() == want.stride(), what
+        assert_identical(got, want, f"replayed {what}")
+    assert int64_cpu(info2).tolist()[:2] == [0, 3]
+    for i in range(shape[0]):
+        assert_pivots_match(piv2[i], scipy_factor(second_values[i], torch.float64)[1], f"matrix {i}")
+    assert_lu_valid(second, lu2, piv2, torch.float64, "replayed batch")
+    bad = second.clone()
+    bad[2, 1, 1] = float("nan")
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        dl.lu_factor(bad)
 
 
 @pytest.mark.parametrize("n", [6, gpu_only(32), gpu_only(64), gpu_only(128)])

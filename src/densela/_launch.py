@@ -142,10 +142,12 @@ class Plan:
 
     ``Plan.record(slots, run)`` runs ``run()`` (the whole checked call) while recording its launches and
     returns ``(result, plan)``. ``slots`` are the call's tensors; a result that is not the last of them (the
-    call's ``out``) is appended as the last one, and ``plan(*tensors)`` then allocates a new result like the
-    recorded one; either way it repeats the launches with the given tensors in the recorded ones' places,
-    skipping every check and configuration choice (the caller keys plans on everything the checks read, and
-    keeps an ``out`` that shares memory with an operand from a plan).
+    call's ``out``), or a tuple of new results (``lu_factor``'s factors, pivots and info), is appended after
+    them, and ``plan(*tensors)`` then allocates new results with the recorded ones' shapes and strides (each
+    must fill its memory exactly: the kernels write every element); either way it repeats the launches with
+    the given tensors in the recorded ones' places, skipping every check and configuration choice (the caller
+    keys plans on everything the checks read, keeps an ``out`` that shares memory with an operand from a plan,
+    and plans only calls whose every GPU operation is a ``Launcher`` launch: nothing else is recorded).
 
     A launch argument may also be a view of a slot's memory (``b.T``, a reinterpretation as integers), a
     buffer the call allocated through ``scratch`` (operand copies; the replay allocates it anew, the same
@@ -155,10 +157,12 @@ class Plan:
     nothing: such calls must run whole every time.
     """
 
-    def __init__(self, result: torch.Tensor, launches: list[tuple[_Launch, list[Any], list[tuple[int, Any]]]],
-                 scratch: list[tuple[int, torch.dtype]], given: bool, slots: int) -> None:  # fmt: skip
-        self.shape, self.dtype, self.device = result.shape, result.dtype, result.device
-        self.given = given
+    def __init__(self, results: tuple[torch.Tensor, ...] | None,
+                 launches: list[tuple[_Launch, list[Any], list[tuple[int, Any]]]],
+                 scratch: list[tuple[int, torch.dtype]], device: torch.device, slots: int) -> None:  # fmt: skip
+        self.results = None if results is None else [(t.shape, t.stride(), t.dtype) for t in results]
+        self.device = device
+        self.given = results is None  # the result is the last slot, the call's out
         self.scratch = scratch
         self.slots = slots  # the call's tensors (with its result); scratch buffers are numbered after them
         self.launches = [(launch.launcher.run, launch.entry, launch.grid, args, places, launch.kwargs)
@@ -174,10 +178,11 @@ class Plan:
         finally:
             _local.launches = _local.scratch = None
         given = bool(slots) and result is slots[-1]  # written into the call's out
-        if not launches or type(result) is not torch.Tensor or not (given or result.is_contiguous()):
+        results = None if given else result if type(result) is tuple else (result,)
+        if not launches or not (given or all(type(t) is torch.Tensor and _fills_memory(t) for t in results)):
             return result, None
-        if not given:
-            slots = (*slots, result)
+        if results is not None:
+            slots = (*slots, *results)
         memory = {storage_ptr(t): i for i, t in enumerate(slots)}
         if len(memory) < len(slots):
             return result, None  # operands sharing memory: which one a launch read would be ambiguous
@@ -208,14 +213,17 @@ class Plan:
                 args[position] = None  # filled in on each replay
                 places.append((position, spec))
             recorded.append((launch, args, places))
-        return result, Plan(result, recorded, [scratch[g] for g in groups], given, len(slots))
+        device = slots[-1].device
+        return result, Plan(results, recorded, [scratch[g] for g in groups], device, len(slots))
 
-    def __call__(self, *tensors: torch.Tensor) -> torch.Tensor:
-        if self.given:
+    def __call__(self, *tensors: torch.Tensor) -> Any:
+        if self.results is None:
             result, slots = tensors[-1], tensors
         else:
-            result = torch.empty(self.shape, dtype=self.dtype, device=self.device)
-            slots = (*tensors, result)
+            made = tuple(torch.empty_strided(size, stride, dtype=dtype, device=self.device)
+                         for size, stride, dtype in self.results)  # fmt: skip
+            result = made if len(made) > 1 else made[0]
+            slots = (*tensors, *made)
         if self.scratch:
             slots = (*slots, *(self.kept or self._scratch()))
         built = dict(self.fixed)  # views and descriptors by their spec's id, each built once
@@ -272,6 +280,16 @@ def _scratch_only(spec: Any, slots: int) -> bool:
     if type(spec) is _View:
         return spec.group >= slots
     return _scratch_only(spec.base, slots)
+
+
+def _fills_memory(t: torch.Tensor) -> bool:
+    """Whether ``t`` covers its whole storage once (any order of its dimensions): ``torch.empty_strided`` with its
+    shape and strides makes the same layout."""
+    return (
+        t.storage_offset() == 0
+        and t.untyped_storage().nbytes() == t.numel() * t.element_size()
+        and (t.is_contiguous() or (t.ndim > 1 and t.mT.is_contiguous()))
+    )
 
 
 def scratch(shape: tuple[int, ...], dtype: torch.dtype, device: torch.device) -> torch.Tensor:
@@ -386,9 +404,9 @@ def signature(t: torch.Tensor) -> tuple:
 def replay_key(name: str, scalars: tuple, settings: tuple, operands: tuple[Any, ...], out: Any = None) -> tuple | None:
     """The key of ``planned`` for a call of operation ``name``: its numbers (``scalars``), its other arguments
     (``settings``), and the device, stream and ``signature`` of each operand and of ``out``; None where the call
-    cannot replay and must run whole: an operand or ``out`` that is not a torch.Tensor, a number that is not a plain
-    float or int (a bool, whose hash equals 1's, must still be refused by the call's checks) or is NaN (which would
-    never find its plan).
+    cannot replay and must run whole: an operand or ``out`` that is not a torch.Tensor, a first operand on a CUDA
+    device other than the current one, a number that is not a plain float or int (a bool, whose hash equals 1's,
+    must still be refused by the call's checks) or is NaN (which would never find its plan).
 
     Example:
         >>> import torch
@@ -402,7 +420,10 @@ def replay_key(name: str, scalars: tuple, settings: tuple, operands: tuple[Any, 
         return None
     if any(type(x) not in (float, int) or x != x for x in scalars):
         return None
-    key = (name, *scalars, *settings, *stream_key(operands[0]))
+    device, stream = stream_key(operands[0])
+    if device != operands[0].get_device():
+        return None  # not on the current device: a replay would launch on the current device's stream
+    key = (name, *scalars, *settings, device, stream)
     for t in (*operands, out) if out is not None else operands:
         key += signature(t)
     return key
