@@ -59,11 +59,6 @@ from the lane that holds it (else a masked sum across the lanes), by item size. 
 (``bench-results/nvidia-h100/2026-11-24-lu-gather/``): the kernel's time over a factorization of 10000 x 128 x 128
 float64 2.67 ms against 3.33 at 32 columns without, 10000 x 100 x 100 1.59 against 4.72; float32 1.23 against 1.41
 and 1.39 against 6.24 (the gather slower there at 128, 1.96)."""
-UPDATE_ROWS = 128
-"""Panels of at most this many rows (a power of two) take the trailing update of the columns right of them in
-``permute_solve_kernel``'s pass over them (``ROWS``) rather than in a GEMM; 0: never."""
-INTERPRET_UPDATE_ROWS = 16
-"""The same under Triton's interpreter, small so that the test matrices take both paths."""
 SOLVE_COLUMNS = 16
 """Columns per one-warp program of ``triangular_solve_kernel`` (H100, 2026-11-24: the inverses' solves of a
 factorization of n = 4096 1.56 ms in float64 against 2.52 at 64 columns over two warps, 0.64 against 1.54 in
@@ -369,7 +364,7 @@ def factor(
         return replayed("lu_factor", (), (warp,), (src,), None, lambda: _factor_small(call, src, False, warp))
     if eager:
         return _factor_eager(call, src if in_place else column_major(src, call.run_device, check), precision)
-    tuning = (_blocks(), BATCHED_BYTES, PANEL_ROWS, PANEL_PROGRAMS_PER_SM, LOOKAHEAD, UPDATE_ROWS)
+    tuning = (_blocks(), BATCHED_BYTES, PANEL_ROWS, PANEL_PROGRAMS_PER_SM, LOOKAHEAD)
     key = ("lu_factor", src.shape, src.dtype, call.run_device, precision, *tuning)
 
     def make() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -597,15 +592,12 @@ def _factor_columns(work: _Work, col0: int, width: int, blocks: tuple[int, ...],
     rend = min(a.shape[1], cend)
     for k in range(col0, rend, blocks[0]):
         w = min(blocks[0], rend - k)
-        updated = False
         if len(blocks) == 1:
             _launch_panel(a[:, k:, k : k + w], work.piv[:, k:], work.info, k, work)
-            updated = _launch_permute_solve(work, k, w, cend)
+            _launch_permute_solve(work, k, w, cend)
         else:
             _factor_columns(work, k, w, blocks[1:], cend)
-        if not updated:
-            l21, u12, a22 = a[:, k + w :, k : k + w], a[:, k : k + w, k + w : cend], a[:, k + w :, k + w : cend]
-            _update(l21, u12, a22, work.precision)
+        _update(a[:, k + w :, k : k + w], a[:, k : k + w, k + w : cend], a[:, k + w :, k + w : cend], work.precision)
     if cend < solve_end:
         # in full float32 whatever the update precision: L11^-1 may be large, and TF32 rounding of it and of A12
         # cost the TF32 factorization most of its accuracy (refinement at cond 1e6 stalled)
@@ -633,8 +625,8 @@ def _launch_panel(
     parts = max(2, _pow2(programs))
     warp_rows = BATCH_PANEL_WARP_ROWS.get(panel.element_size(), 32) if batch > 1 and work is not None else 32
     scratch = torch.empty((batch, 2 * parts, nb), dtype=panel.dtype, device=panel.device)
-    if work is not None and (work.perm is None or work.perm.shape[1] < nb + rows):
-        work.perm = torch.empty((batch, nb + rows), dtype=torch.int32, device=panel.device)
+    if work is not None and (work.perm is None or work.perm.shape[1] < 2 * nb):
+        work.perm = torch.empty((batch, 2 * nb), dtype=torch.int32, device=panel.device)
     perm = piv if work is None else work.perm  # a whole batch in one launch has no other columns to permute
     best = scratch
     at = counters = piv
@@ -656,29 +648,26 @@ def _launch_panel(
     )  # fmt: skip
 
 
-def _launch_permute_solve(work: _Work, k: int, w: int, solve_end: int) -> bool:
+def _launch_permute_solve(work: _Work, k: int, w: int, solve_end: int) -> None:
     """Applies the interchanges of the panel at column k (width w) to every other column of ``work.a`` (of
     ``work.window`` when set) and solves its rows of columns [k + w, solve_end) (``permute_solve_kernel``,
-    ``PERMUTE_PROGRAMS``); for a panel of at most UPDATE_ROWS rows also the trailing update of those columns, and
-    then returns True."""
+    ``PERMUTE_PROGRAMS``)."""
     lo, hi = work.window or (0, work.a.shape[2])
     a = work.a[:, :, lo:hi]  # columns numbered from lo
     batch, m, n = a.shape
-    rows = _pow2(m - k) if _pow2(m - k) <= (INTERPRET_UPDATE_ROWS if INTERPRET else UPDATE_ROWS) else 0
     block, gather = PERMUTE_PROGRAMS[a.element_size()]
     left = cdiv(k - lo, block)
     programs = left + cdiv(n - (k - lo) - w, block)
     if programs == 0:
-        return True
+        return
     assert work.perm is not None
     _PERMUTE((programs, batch),
         a, work.perm,
-        m, n, k, min(m - k, w), k - lo, k - lo + w, solve_end - lo, left,
+        n, k, min(m - k, w), k - lo, k - lo + w, solve_end - lo, left,
         *a.stride(), work.perm.stride(0),
-        GATHER=gather and a.stride(1) == 1, NB=max(2, _pow2(w)), BLOCK=block, ROWS=rows,
+        GATHER=gather and a.stride(1) == 1, NB=max(2, _pow2(w)), BLOCK=block,
         num_warps=1,
     )  # fmt: skip
-    return rows > 0
 
 
 def _launch_interchanges(a: torch.Tensor, piv: torch.Tensor, reverse: bool = False) -> None:

@@ -104,10 +104,10 @@ def lu_panel_kernel(
     column j the pivot is the row of largest |a[., j]| among positions >= j, the first (lowest position)
     on a tie, as LAPACK's idamax (NaN counts as infinite so that it surfaces). ``piv[j]`` gets
     ``row_base`` + that position; ``info`` (when zero on entry) the 1-based ``row_base + j + 1`` of the
-    first exactly zero pivot, whose column is left unscaled, as LAPACK does. With WRITE_PERM, ``perm`` (NB + M
-    per matrix) gets the interchanges as a permutation for ``permute_solve_kernel``: ``perm[i]`` the final
-    position (``row_base`` + position) of the row that started at position i < min(M, N), ``perm[NB + i]``
-    the row (``row_base`` + original position) that ends at position i < M.
+    first exactly zero pivot, whose column is left unscaled, as LAPACK does. With WRITE_PERM, ``perm`` (2 NB
+    per matrix) gets the interchanges as a permutation for ``permute_solve_kernel``: ``perm[i]`` the row
+    (``row_base`` + original position) that ends at position i < min(M, N), ``perm[NB + i]`` the final
+    position of the row that started at position i.
 
     The pivot row reaches every thread through ``rows`` (global scratch, two slots of NB per program,
     alternating by column; ``stride_rb`` per batch matrix). With GRID_SYNC several programs (at most one
@@ -149,8 +149,8 @@ def lu_panel_kernel(
     tl.store(a_ptr + pos[:, None].to(tl.int64) * stride_am + c[None, :] * stride_an, blk, mask=inside)
     if WRITE_PERM:
         perm_ptr += mat * stride_qb
-        tl.store(perm_ptr + r, row_base + pos, mask=r < top)
-        tl.store(perm_ptr + NB + pos, row_base + r, mask=r < M)
+        tl.store(perm_ptr + pos, row_base + r, mask=(pos < top) & (r < M))
+        tl.store(perm_ptr + NB + r, row_base + pos, mask=r < top)
     old = tl.load(info_ptr)
     tl.store(info_ptr, tl.where(old == 0, first_zero, old), mask=pid == 0)
 
@@ -217,7 +217,7 @@ def triangular_solve_kernel(
     ptrs = b_ptr + r[:, None] * stride_bm + k[None, :].to(tl.int64) * stride_bn
     inside = (r[:, None] < N) & (k[None, :] < K)
     x = tl.load(ptrs, mask=inside, other=0.0)
-    tl.store(ptrs, _substitute(x, t_ptr, N, N, stride_tm, stride_tn, LOWER, UNIT, False, True), mask=inside)
+    tl.store(ptrs, _substitute(x, t_ptr, N, stride_tm, stride_tn, LOWER, UNIT, False, True), mask=inside)
 
 
 @triton.jit
@@ -233,28 +233,27 @@ def _pick(x, i, GATHER: tl.constexpr):
 
 
 @triton.jit
-def _column(t_ptr, r, step, N, H, stride_tm, stride_tn, LOWER: tl.constexpr):
-    """The first H rows of the column of T at ``t_ptr`` that substitution step ``step`` of N uses (zeros past the
-    last step)."""
+def _column(t_ptr, r, step, N, stride_tm, stride_tn, LOWER: tl.constexpr):
+    """Column of the N x N triangle at ``t_ptr`` that substitution step ``step`` uses (zeros past the last step)."""
     j = step if LOWER else N - 1 - step
-    return tl.load(t_ptr + r * stride_tm + j * stride_tn, mask=(step < N) & (r < H), other=0.0)
+    return tl.load(t_ptr + r * stride_tm + j * stride_tn, mask=(step < N) & (r < N), other=0.0)
 
 
 @triton.jit
-def _step(x, column, i, H, LOWER: tl.constexpr, UNIT: tl.constexpr, GATHER: tl.constexpr):
+def _step(x, column, i, N, LOWER: tl.constexpr, UNIT: tl.constexpr, GATHER: tl.constexpr):
     """One substitution step: row i of ``x`` divided by T[i, i] (unless UNIT), then taken from the rows after it
-    up to row H (before it for an upper triangle) times ``column``, T's column i."""
+    (before it for an upper triangle) times ``column``, T's column i."""
     r = tl.arange(0, x.shape[0])
     xi = _pick(x, i, GATHER)
     if not UNIT:
         xi = xi / _pick(column, i, False)
-    rest = ((r > i) & (r < H)) if LOWER else (r < i)
+    rest = ((r > i) & (r < N)) if LOWER else (r < i)
     return tl.where(r[:, None] == i, xi[None, :], tl.where(rest[:, None], x - column[:, None] * xi[None, :], x))
 
 
 @triton.jit
 def _substitute(
-    x, t_ptr, N, H, stride_tm, stride_tn,
+    x, t_ptr, N, stride_tm, stride_tn,
     LOWER: tl.constexpr, UNIT: tl.constexpr, GATHER: tl.constexpr, UNROLL: tl.constexpr,
 ):  # fmt: skip
     """T^-1 x for the (NB, K) register block ``x`` whose first N rows hold the right-hand sides, and the N x N
@@ -262,11 +261,7 @@ def _substitute(
     so that each step's column is a register of each thread (where T's columns lie in the threads' registers);
     else a loop over the N steps, each step's column loaded four steps before it (a step's arithmetic is shorter
     than a load's latency). GATHER: each step's row is broadcast from the lane that holds it (``_pick``). Entries
-    of T outside the triangle (and its diagonal when UNIT) are loaded but never used.
-
-    H >= N (LOWER, loop only): T's columns go on below the triangle to row H, and the rows of ``x`` from N to H are
-    updated with them as the steps go, ``x[N:H] -= T[N:H, :N] (T^-1 x)[:N]``: with a panel's unit lower L11 over
-    L21 as T, the solve of the block row and the trailing update in one pass (``permute_solve_kernel``)."""
+    of T outside the triangle (and its diagonal when UNIT) are loaded but never used."""
     r = tl.arange(0, x.shape[0])
     if UNROLL:
         inside = (r[:, None] < N) & (r[None, :] < N)
@@ -276,13 +271,13 @@ def _substitute(
             if i < N:
                 x = _step(x, tl.sum(tl.where(r[None, :] == i, t, -0.0), axis=1), i, N, LOWER, UNIT, GATHER)
     else:
-        c0 = _column(t_ptr, r, 0, N, H, stride_tm, stride_tn, LOWER)
-        c1 = _column(t_ptr, r, 1, N, H, stride_tm, stride_tn, LOWER)
-        c2 = _column(t_ptr, r, 2, N, H, stride_tm, stride_tn, LOWER)
-        c3 = _column(t_ptr, r, 3, N, H, stride_tm, stride_tn, LOWER)
+        c0 = _column(t_ptr, r, 0, N, stride_tm, stride_tn, LOWER)
+        c1 = _column(t_ptr, r, 1, N, stride_tm, stride_tn, LOWER)
+        c2 = _column(t_ptr, r, 2, N, stride_tm, stride_tn, LOWER)
+        c3 = _column(t_ptr, r, 3, N, stride_tm, stride_tn, LOWER)
         for step in range(0, N):
-            upcoming = _column(t_ptr, r, step + 4, N, H, stride_tm, stride_tn, LOWER)
-            x = _step(x, c0, step if LOWER else N - 1 - step, H, LOWER, UNIT, GATHER)
+            upcoming = _column(t_ptr, r, step + 4, N, stride_tm, stride_tn, LOWER)
+            x = _step(x, c0, step if LOWER else N - 1 - step, N, LOWER, UNIT, GATHER)
             c0, c1, c2, c3 = c1, c2, c3, upcoming
     return x
 
@@ -290,25 +285,20 @@ def _substitute(
 @triton.jit
 def permute_solve_kernel(
     a_ptr, perm_ptr,
-    M, N, first, K, skip_lo, skip_hi, solve_end, left_programs,
+    N, first, K, skip_lo, skip_hi, solve_end, left_programs,
     stride_ab, stride_am, stride_an, stride_qb,
-    GATHER: tl.constexpr, NB: tl.constexpr, BLOCK: tl.constexpr, ROWS: tl.constexpr,
+    GATHER: tl.constexpr, NB: tl.constexpr, BLOCK: tl.constexpr,
 ):  # fmt: skip
     """Applies a factored panel's interchanges to the other columns of matrix ``program_id(1)``, and solves its
     rows right of it up to ``solve_end``: ``A[first:first + K, skip_hi:solve_end] <- L11^-1 (the same)``.
 
-    The panel occupies rows [first, M) of columns [skip_lo, skip_hi); its unit lower triangle L11 is
-    ``A[first:first + K, skip_lo:skip_lo + K]``; ``perm`` is what ``lu_panel_kernel`` wrote (where the rows that
-    started at positions first .. first + K - 1 end, then the row that ends at each position from first on).
-    Programs [0, left_programs) own BLOCK columns each of [0, skip_lo), the others BLOCK columns of [skip_hi, N).
-    GATHER: each substitution step's row broadcast from its lane (``_substitute``'s loop), for column-major ``A``.
-
-    ROWS = 0: each program gathers the at most 2 K rows that move, in its columns, before any is written (the
-    interchanges as one permutation rather than K swaps in turn), and right of the panel solves the top K in
-    registers. ROWS >= M - first (panels of at most a few hundred rows): each program holds every row from first
-    down in its columns, gathered in their new order, and right of the panel up to ``solve_end`` the substitution
-    runs down the panel's whole lower part, L11 over L21: the block row solved and the rows below updated,
-    ``A22 -= L21 U12``, in the same pass, which saves the trailing update's GEMM its reads and writes of A22.
+    The panel occupies rows [first, ...) of columns [skip_lo, skip_hi); its unit lower triangle L11 is
+    ``A[first:first + K, skip_lo:skip_lo + K]``; ``perm`` is what ``lu_panel_kernel`` wrote (the rows that
+    end at positions first .. first + K - 1, and where the rows that started there end). Programs
+    [0, left_programs) own BLOCK columns each of [0, skip_lo), the others BLOCK columns of [skip_hi, N).
+    Each gathers the at most 2 K rows that move, in its columns, before any is written (the interchanges
+    as one permutation rather than K swaps in turn), and right of the panel solves the top K in registers
+    (``_substitute``'s loop; GATHER: each step's row broadcast from its lane, for column-major ``A``).
     """
     pid = tl.program_id(0)
     mat = tl.program_id(1).to(tl.int64)
@@ -318,34 +308,22 @@ def permute_solve_kernel(
     start = tl.where(right, skip_hi + (pid - left_programs) * BLOCK, pid * BLOCK)
     limit = tl.where(right, N, skip_lo)
     cols = start + tl.arange(0, BLOCK)
+    e = tl.arange(0, NB)
+    source = tl.load(perm_ptr + e, mask=e < K, other=0).to(tl.int64)
+    target = tl.load(perm_ptr + NB + e, mask=e < K, other=0).to(tl.int64)
+    top = first + e.to(tl.int64)
     offsets = cols[None, :].to(tl.int64) * stride_an
-    corner = (first + 0 * mat) * stride_am + (skip_lo + 0 * mat) * stride_an  # int64 whatever Triton specialized
-    if ROWS:
-        e = tl.arange(0, ROWS)
-        height = M - first
-        source = tl.load(perm_ptr + NB + e, mask=e < height, other=0).to(tl.int64)
-        inside = (e[:, None] < height) & (cols[None, :] < limit)
-        x = tl.load(a_ptr + source[:, None] * stride_am + offsets, mask=inside, other=0.0)
-        tl.debug_barrier()  # every row read before any is written
-        if right & (start < solve_end):
-            solved = _substitute(x, a_ptr + corner, K, height, stride_am, stride_an, True, True, GATHER, False)
-            x = tl.where(cols[None, :] < solve_end, solved, x)
-        tl.store(a_ptr + (first + e.to(tl.int64))[:, None] * stride_am + offsets, x, mask=inside)
-    else:
-        e = tl.arange(0, NB)
-        target = tl.load(perm_ptr + e, mask=e < K, other=0).to(tl.int64)
-        source = tl.load(perm_ptr + NB + e, mask=e < K, other=0).to(tl.int64)
-        top = first + e.to(tl.int64)
-        inside = (e[:, None] < K) & (cols[None, :] < limit)
-        down = inside & (target[:, None] >= first + K)
-        x = tl.load(a_ptr + source[:, None] * stride_am + offsets, mask=inside, other=0.0)
-        y = tl.load(a_ptr + top[:, None] * stride_am + offsets, mask=down)
-        tl.debug_barrier()  # every row read before any is written
-        tl.store(a_ptr + target[:, None] * stride_am + offsets, y, mask=down)  # before the solve: fewer registers
-        if right & (start < solve_end):
-            solved = _substitute(x, a_ptr + corner, K, K, stride_am, stride_an, True, True, GATHER, False)
-            x = tl.where(cols[None, :] < solve_end, solved, x)
-        tl.store(a_ptr + top[:, None] * stride_am + offsets, x, mask=inside)
+    inside = (e[:, None] < K) & (cols[None, :] < limit)
+    down = inside & (target[:, None] >= first + K)
+    x = tl.load(a_ptr + source[:, None] * stride_am + offsets, mask=inside, other=0.0)
+    y = tl.load(a_ptr + top[:, None] * stride_am + offsets, mask=down)
+    tl.debug_barrier()  # every row read before any is written
+    tl.store(a_ptr + target[:, None] * stride_am + offsets, y, mask=down)  # before the solve: fewer live registers
+    if right & (start < solve_end):
+        corner = (first + 0 * mat) * stride_am + (skip_lo + 0 * mat) * stride_an  # int64 whatever Triton specialized
+        solved = _substitute(x, a_ptr + corner, K, stride_am, stride_an, True, True, GATHER, False)
+        x = tl.where(cols[None, :] < solve_end, solved, x)
+    tl.store(a_ptr + top[:, None] * stride_am + offsets, x, mask=inside)
 
 
 @triton.jit
