@@ -2,14 +2,13 @@
 and MAGMA paths, for block-width variants. Writes $OUT/lu-explore.jsonl and prints a table.
 
 Usage: python scripts/lu-explore.py [check] [time] [panel] [profile] [batched] [warp] [batch-profile] [whole]
-       [refine] [solve] [batch-update] [eager-bytes] [small-host] [--sizes 1000,4096]
+       [refine] [solve] [batch-blocks] [eager-bytes] [small-host] [--sizes 1000,4096]
        [--blocks 128,32 256,32] [--inverse-blocks 128,256,512]
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import math
 import os
@@ -298,49 +297,34 @@ def batch_profile() -> None:
             print(f"batch-host 1000 x {n} {name}: {per_call:.1f} us per call")
 
 
-def batch_update() -> None:
-    """Batches on the blocked path: lu_factor_ex's GPU time with the trailing updates' GEMM configuration (batches of
-    products with k <= 32) replaced, and GPU time per kernel of each."""
-    from densela.tuning import GemmConfig
-
-    gemm_module = importlib.import_module("densela.gemm")  # densela.gemm is the function
-
-    chosen = gemm_module.gemm_config
-    variants = {"default": None, "k32": "clip", **{
-        f"{m}x{n}x{k}w{w}s{s}": GemmConfig(m, n, k, 8, w, s)
-        for m, n, k, w, s in [(32, 32, 32, 4, 2), (32, 32, 32, 2, 1), (64, 64, 32, 4, 1), (64, 32, 32, 4, 1),
-                              (32, 64, 32, 4, 1), (128, 128, 32, 8, 1), (64, 64, 32, 8, 1), (32, 32, 32, 1, 1)]
-    }}  # fmt: skip
-    for n in (128, 100):
+def batch_blocks(blocks: list[tuple[int, ...]]) -> None:
+    """Batches on the blocked path: lu_factor_ex's GPU time at each of ``blocks`` (``lu.BLOCKS``: the recursion's
+    column-block widths, the last the panel's), GPU time per kernel, pivots against torch's on 200 matrices and the
+    LU test ratio."""
+    default = lu_module.BLOCKS
+    for count, n in ((10000, 128), (10000, 100), (1000, 128)):
         for dtype in (torch.float64, torch.float32):
-            a = torch.randn(10000, n, n, dtype=dtype, device=DEV)
+            a = torch.randn(count, n, n, dtype=dtype, device=DEV)
             ref_piv = (torch.linalg.lu_factor(a[:200])[1] - 1).to(torch.int32)
-            for name, variant in variants.items():
-
-                def patched(m, nn, k, *args, variant=variant, **kw):
-                    cfg = chosen(m, nn, k, *args, **kw)
-                    if kw.get("batch", 1) == 1 or k > 32:
-                        return cfg
-                    return cfg._replace(block_k=32) if variant == "clip" else variant or cfg
-
-                gemm_module.gemm_config = patched
+            for widths in blocks:
+                lu_module.BLOCKS = widths
                 try:
                     lu, piv, _ = dl.lu_factor_ex(a)
                     same = bool(torch.equal(piv[:200], ref_piv))
                     ratio = max(lu_ratio(a[i], lu[i], piv[i]) for i in range(3))
                     kernels = kernel_times(partial(dl.lu_factor_ex, a))
                     ms = bench(partial(dl.lu_factor_ex, a), 0.5)[0]
-                except Exception as e:  # a configuration that does not compile or fit
-                    print(f"batch-update {n} {dtype} {name}: {type(e).__name__} {e}"[:300])
+                except Exception as e:  # a panel too wide to compile or fit
+                    print(f"batch-blocks {count} x {n} {dtype} {widths}: {type(e).__name__} {e}"[:300])
                     continue
                 finally:
-                    gemm_module.gemm_config = chosen
-                gemm_ms = sum(sum(v) for k, v in kernels.items() if "gemm" in k) / 1000
-                print(f"batch-update 10000 x {n} {str(dtype)[6:]} {name}: {ms:.3f} ms (gemm {gemm_ms:.3f}), "
-                      f"pivots {same}, lu ratio {ratio:.2g}")  # fmt: skip
-                record(kind="batch-update", count=10000, n=n, dtype=str(dtype), variant=name, ms=ms, gemm_ms=gemm_ms,
-                       pivots_equal=same, lu_ratio=ratio,
-                       kernels={k: [len(v), sum(v) / 1000] for k, v in kernels.items()})  # fmt: skip
+                    lu_module.BLOCKS = default
+                times = {k: [len(v), sum(v) / 1000] for k, v in kernels.items()}
+                parts = ", ".join(f"{k.split('_kernel')[0]} {v[1]:.3f}" for k, v in times.items() if v[1] > 0.01)
+                print(f"batch-blocks {count} x {n} {str(dtype)[6:]} {widths}: {ms:.3f} ms ({parts}), pivots {same}, "
+                      f"lu ratio {ratio:.2g}")  # fmt: skip
+                record(kind="batch-blocks", count=count, n=n, dtype=str(dtype), blocks=list(widths), ms=ms,
+                       pivots_equal=same, lu_ratio=ratio, kernels=times)  # fmt: skip
 
 
 def eager_bytes() -> None:
@@ -542,8 +526,8 @@ def main() -> None:
         batch_profile()
     if "small-host" in args.what:
         small_host()
-    if "batch-update" in args.what:
-        batch_update()
+    if "batch-blocks" in args.what:
+        batch_blocks(blocks)
     if "eager-bytes" in args.what:
         eager_bytes()
     if "whole" in args.what:
