@@ -160,9 +160,9 @@ class Plan:
     def __init__(self, results: tuple[torch.Tensor, ...] | None,
                  launches: list[tuple[_Launch, list[Any], list[tuple[int, Any]]]],
                  scratch: list[tuple[int, torch.dtype]], device: torch.device, slots: int) -> None:  # fmt: skip
+        # None: the result is the last slot, the call's out; else the new results' shapes, strides and dtypes
         self.results = None if results is None else [(t.shape, t.stride(), t.dtype) for t in results]
         self.device = device
-        self.given = results is None  # the result is the last slot, the call's out
         self.scratch = scratch
         self.slots = slots  # the call's tensors (with its result); scratch buffers are numbered after them
         self.launches = [(launch.launcher.run, launch.entry, launch.grid, args, places, launch.kwargs)
@@ -461,7 +461,7 @@ def planned(
         return result
     if plan is None or (out is not None and storage_ptr(out) in [storage_ptr(t) for t in slots[:-1]]):
         return call()
-    if graph and plan.given and plan.device.type == "cuda" and not torch.cuda.is_current_stream_capturing():
+    if graph and plan.results is None and plan.device.type == "cuda" and not torch.cuda.is_current_stream_capturing():
         here = (key, *[t.data_ptr() for t in slots])
         entry = REPLAY_GRAPHS.get(here, lambda: plan, lambda kept: kept(*slots))
         if entry is not None:
