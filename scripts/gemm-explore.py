@@ -3,7 +3,7 @@
 
     python3 scripts/gemm-explore.py [GROUP ...]      # groups: thin thin-ws thin-ws16 small small64 small16 long-k
                                                      #         mid16 16bit ieee overhead split-ws thin-k16
-                                                     #         tiny-fma tiny-16 small-w odd-ws thin-epi
+                                                     #         tiny-fma tiny-16 small-w
 
 Phase 1 compiles every variant in worker processes (filling Triton's cache); phase 2 times each in this
 process: the call's launches are captured in a CUDA graph, whose replays ``triton.testing.do_bench`` times
@@ -30,7 +30,6 @@ from dataclasses import dataclass
 
 import torch
 
-from densela.tuning import _GEMM_LARGE
 from densela.tuning import GemmConfig as C
 from densela.tuning.tune import THIN_K_CANDIDATES
 
@@ -127,7 +126,6 @@ LONG_K = {  # rounds 2-3 of 2026-11-23 evening: larger tiles over the short side
     (1024, 1024, 1024): ([C(64, 64, 128, 8, 4, 3), C(64, 128, 128, 8, 4, 3), C(128, 128, 128, 8, 8, 3),
                           C(128, 128, 64, 8, 8, 4)], (1,)),
 }  # fmt: skip
-_GEMM_WS_IEEE = _GEMM_LARGE["ieee"]
 LONG_K_FLOAT32 = [(16, 16, 16384), (256, 256, 8192)]
 
 
@@ -208,20 +206,6 @@ def _variants() -> list[Variant]:
     # copies cost about 15 us of 88 at 1025^3: one operand padded, the other read element by element
     for side in ("a", "b"):
         add("odd-side", "float32", "ieee", [odd[i] for i in (0, 3, 5, 6, 11)], [None], pad=side)
-    # float32 FMA products bound by writing a large output (K <= 128): each row slice of the tile through its own
-    # epilogue buffer (a slice's store waits only for the same slice of the previous tile) against the tables' one
-    # whole-tile buffer, whose store the next tile's epilogue waits for
-    thin_epi = [(2500, 2500, 25), (3600, 3600, 36), (4096, 4096, 32), (5000, 5000, 50), (8192, 8192, 48),
-                (12288, 12288, 64), (16384, 16384, 96), (20480, 20480, 32), (20480, 20480, 128),
-                (4096, 4096, 4096)]  # fmt: skip
-    epi = [C(128, 128, 32, 8, 8, st, "ws", epilogue_split=es) for st, es in ((4, 1), (4, 2), (3, 2))]
-    epi += [C(128, 128, 16, 8, 8, 6, "ws", epilogue_split=2), C(128, 128, 64, 8, 8, 2, "ws", epilogue_split=2)]
-    add("thin-epi", "float32", "ieee", thin_epi, epi)
-    # odd sizes on the warp-specialized FMA kernel split along K: its partial sums go to scratch rows, so the
-    # output's odd rows no longer keep it off (copies of both operands for TMA, then split_sum_kernel)
-    ws_fma = [_GEMM_WS_IEEE._replace(split_k=s) for s in (2, 3, 4)]
-    ws_fma += [C(128, 128, 16, 8, 8, 6, "ws", epilogue_split=1, split_k=s) for s in (2, 3)]
-    add("odd-ws", "float32", "ieee", [odd[i] for i in (0, 3, 5, 6, 8, 10, 11)] + [(2049,) * 3, (4097,) * 3], ws_fma)
     for dt in ("bfloat16", "float16"):
         add("16bit", dt, "ieee", [(n, n, n) for n in (4096, 8192)], LARGE_16BIT)
     # float32 FMA products of tiny outputs (gemm-thin: 12 x 12 x 1200 at 11 us where bfloat16 takes 8 on the same

@@ -229,12 +229,12 @@ def launch_gemm(
             cfg = gemm_config(m, n, k, a.dtype, precision, batch=batch, device=device, tma=False)
     if cfg.kernel == "tiles" or out.ndim != 2 or k == 0:
         _launch_tiles(a, b, c, out, alpha, beta, precision, cfg)
-    elif cfg.kernel == "ws" and _ws_takes(a, c, out, precision, device, cfg.split_k > 1):
+    elif cfg.kernel == "ws" and _ws_takes(a, c, out, precision, device):
         _launch_ws(a, b, c, out, alpha, beta, precision, cfg, device)
     elif cfg.kernel == "ws" and (arithmetic(a.dtype, precision) == "ieee" or cfg.split_k > 1):
-        # FMA products whose output TMA cannot write, unsplit: the tiles kernel (the TMA kernel's FMA dot on the
+        # FMA products whose output TMA cannot write: the tiles kernel (the TMA kernel's FMA dot on the
         # warp-specialized tiles ran at 0.11-0.16 of cuBLAS, H100, 2026-11-23); so too products split along K
-        # on GPUs without the warp-specialized kernel (the TMA kernel does not split)
+        # (the TMA kernel does not split)
         tiles = gemm_config(m, n, k, a.dtype, precision, batch=batch, device=device, tma=False)
         _launch_tiles(a, b, c, out, alpha, beta, precision, tiles)
     else:
@@ -448,18 +448,13 @@ def _tma_operands(
     return descriptor(a_op, a_km, bm, bk), descriptor(b_op, b_km, bn, bk), None, None, a_km, b_km
 
 
-def _ws_takes(
-    a: torch.Tensor, c: torch.Tensor | None, out: torch.Tensor, precision: str, device: int | None, split: bool
-) -> bool:
+def _ws_takes(a: torch.Tensor, c: torch.Tensor | None, out: torch.Tensor, precision: str, device: int | None) -> bool:
     """Whether ``gemm_ws_kernel`` computes this product: a Hopper GPU, 16-bit or float32 arithmetic, and an
-    output (and C) of ``out``'s dtype in rows TMA can write, unless the product is ``split`` along K (the kernel
-    then writes its partial sums to scratch rows and ``split_sum_kernel`` writes ``out``, any strides)."""
+    output (and C) of ``out``'s dtype in rows TMA can write."""
     if not warp_specialized(device) or arithmetic(a.dtype, precision) == "float64":
         return False
     if out.dtype not in (torch.float16, torch.bfloat16, torch.float32):
         return False
-    if split:
-        return True
     return all(t.dtype == out.dtype and _rows_aligned(t, 16 // t.element_size()) for t in (out, c) if t is not None)
 
 

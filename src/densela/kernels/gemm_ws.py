@@ -23,9 +23,8 @@ stacked slices, which ``split_sum_kernel`` (densela.kernels.gemm) adds up into t
 
 float32 products in FMA arithmetic (``FMA``: no tensor cores) run one consumer partition of eight warps
 instead, each thread summing an 8 x 8 block of the tile's products from operand vectors it reads from the
-stage (``gl.dot_fma`` on slices of 16 along K), and storing the tile in row slices, each through its own buffer
-(their TMA stores drain while the next tile's products run: float32 products with a short K and a large output gain
-most): 47-50 TFLOP/s on the H100,
+stage (``gl.dot_fma`` on slices of 16 along K), and storing the tile in row slices (whose TMA stores drain while the
+next tile's products run: float32 products with a short K and a large output gain most): 47-50 TFLOP/s on the H100,
 0.91-0.96 of cuBLAS's SGEMM, where Triton's own FMA dot on the tiles kernel gives 0.82-0.86
 (bench-results/nvidia-h100/2026-11-23-fma).
 
@@ -78,16 +77,8 @@ def ws_num_warps(fma: bool) -> int:
 
 @constexpr_function
 def _consumer_groups(fma):
-    """Consumer partitions of the kernel: one for FMA, else two."""
+    """Consumer partitions of the kernel, each with its own epilogue buffer: one for FMA, else two."""
     return 1 if fma else 2
-
-
-@constexpr_function
-def _epilogue_buffers(fma, slices):
-    """Epilogue buffers per consumer group: one, or for FMA one per row slice of the tile (``slices``), so that
-    a slice's store waits only for the same slice's store of the group's previous tile while the other
-    slices' stores drain."""
-    return slices if fma else 1
 
 
 @constexpr_function
@@ -336,8 +327,6 @@ def _consumer(
     PINGPONG: gl.constexpr = PER_TILE == 1 and not FMA  # (FMA: one consumer partition of eight warps)
     FIRST_ROW: gl.constexpr = (GROUP * ROWS) % BLOCK_M
     BLOCK_N: gl.constexpr = _block_rows_and_k(b_desc.block_type.shape, B_K_MAJOR)[0]
-    SLICES: gl.constexpr = (ROWS // EPI_M) * (BLOCK_N // EPI_N)
-    BUFS: gl.constexpr = _epilogue_buffers(FMA, SLICES)
     BLOCK_K: gl.constexpr = _block_rows_and_k(a_desc.block_type.shape, A_K_MAJOR)[1]
     STAGES: gl.constexpr = a_bufs.type.shape[0]
     INSTR_K: gl.constexpr = 256 // a_desc.dtype.primitive_bitwidth
@@ -345,6 +334,7 @@ def _consumer(
     layout: gl.constexpr = _accumulator_layout(FMA, BLOCK_N, INSTR_K, A_K_MAJOR, B_K_MAJOR)
     # wgmma reads 32-bit operands from shared memory K-major only: an M-major float32 A goes through registers
     A_REGS: gl.constexpr = not A_K_MAJOR and INSTR_K == 8 and not FMA
+    c_smem = c_bufs.index(GROUP)
     c_bar = bars.index(GROUP)
     num_tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
     k_steps = gl.cdiv(gl.cdiv(K, BLOCK_K), SPLITS)
@@ -370,15 +360,14 @@ def _consumer(
             acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
             mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES), count=1)  # K > 0
         row = k_slice * gl.cdiv(M, BLOCK_M) * BLOCK_M + row0 + FIRST_ROW  # the K slice's partial sums' rows
-        parts = _slices(acc, SLICES, FMA)
+        parts = _slices(acc, (ROWS // EPI_M) * (BLOCK_N // EPI_N), FMA)
         for j in gl.static_range(len(parts)):
-            c_smem = c_bufs.index(GROUP * BUFS + j % BUFS)
             part = parts[j] * alpha
             at = [row + j * EPI_M, col0] if FMA else [row, col0 + j * EPI_N]
             if OUT_T:  # the kernel computed out^T = B^T A^T: store the slice's transpose
                 part = part.permute((1, 0))
                 at = [col0 + j * EPI_N, row]
-            tma.store_wait(pendings=BUFS - 1)  # the store that last read c_smem has finished
+            tma.store_wait(pendings=0)  # the previous store has read c_smem
             if HAS_C:
                 mbarrier.expect(c_bar, c_desc.block_type.nbytes)
                 tma.async_copy_global_to_shared(c_desc, at, c_bar, c_smem)
@@ -421,12 +410,12 @@ def gemm_ws_kernel(
     else:  # not read
         a_lo_bufs = gl.allocate_shared_memory(a_desc.dtype, [1, 8, 8], a_desc.layout)
         b_lo_bufs = a_lo_bufs
+    c_bufs = gl.allocate_shared_memory(
+        out_desc.dtype, [_consumer_groups(FMA)] + out_desc.block_type.shape, out_desc.layout
+    )
     BLOCK_M: gl.constexpr = _block_rows_and_k(a_desc.block_type.shape, A_K_MAJOR)[0]
-    EPI_M: gl.constexpr = _out_block(out_desc.block_type.shape, OUT_T)[0]
-    buffers: gl.constexpr = _consumer_groups(FMA) * _epilogue_buffers(FMA, BLOCK_M // EPI_M)
-    c_bufs = gl.allocate_shared_memory(out_desc.dtype, [buffers] + out_desc.block_type.shape, out_desc.layout)
     # consumer groups per tile: 2 cooperative; 1 ping-pong or FMA (which stores row slices of the tile)
-    PER_TILE: gl.constexpr = 1 if FMA else BLOCK_M // EPI_M
+    PER_TILE: gl.constexpr = 1 if FMA else BLOCK_M // _out_block(out_desc.block_type.shape, OUT_T)[0]
     ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     # per consumer group g: bars[g] for its loads of C, bars[2 + g] for its turn to run a K loop (ping-pong)
