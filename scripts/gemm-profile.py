@@ -3,7 +3,7 @@
     ncu --launch-skip 6 --launch-count 2 -k regex:gemm --section SpeedOfLight --section ComputeWorkloadAnalysis \
         --section SchedulerStats --section WarpStateStats --section InstructionStats \
         --section MemoryWorkloadAnalysis_Tables --section SourceCounters -o $OUT/gemm -f \
-        python3 scripts/gemm-profile.py [N] [LAYOUT] [PRECISION] [DTYPE]
+        python3 scripts/gemm-profile.py [N or MxNxK] [LAYOUT] [PRECISION] [DTYPE]
     ncu -i $OUT/gemm.ncu-rep --page details                       # the sections, both kernels
     ncu -i $OUT/gemm.ncu-rep --page source --csv --print-source sass -k regex:gemm_ws   # stalls per instruction
 
@@ -19,13 +19,15 @@ import torch
 
 import densela
 
-n = int(sys.argv[1]) if len(sys.argv) > 1 else 4096
+m, n, k = (int(x) for x in sys.argv[1].split("x")) if len(sys.argv) > 1 and "x" in sys.argv[1] else (0, 0, 0)
+if not m:
+    m = n = k = int(sys.argv[1]) if len(sys.argv) > 1 else 4096
 layout = sys.argv[2] if len(sys.argv) > 2 else "nn"
 precision = sys.argv[3] if len(sys.argv) > 3 else "ieee"
 dtype = getattr(torch, sys.argv[4] if len(sys.argv) > 4 else "float32")
 torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
-a = torch.randn(n, n, device="cuda", dtype=dtype)
-b = torch.randn(n, n, device="cuda", dtype=dtype)
+a = torch.randn(m, k, device="cuda", dtype=dtype)
+b = torch.randn(k, n, device="cuda", dtype=dtype)
 if layout[0] == "t":
     a = a.T.contiguous().T
 if layout[1] == "t":
