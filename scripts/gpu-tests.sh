@@ -2,7 +2,10 @@
 # Runs the whole test suite (the `large` tests included) and `densela check` on a CUDA GPU.
 # Used with the device tool; on a GPU machine with densela's requirements installed it runs as is:
 #   bash scripts/gpu-tests.sh [pytest args...]
-# Logs go to $OUT (or ./gpu-out) as pytest-gpu.log, junit.xml and check.json.
+# Logs go to $OUT (or ./gpu-out) as pytest-gpu.log, junit.xml and check.json. With SHARDS=N (N > 1) the selected
+# tests run in N pytest processes at once, every N-th test each (most of a GPU test's time is compiling kernels on
+# the CPU): pytest-shard-I.log and junit-I.xml per shard, each shard's summary line in pytest-gpu.log; no check.
+# SHARD_TIMEOUT=SECONDS stops each shard after that long (the device tool's calls end at 600 s).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-gpu-out}"
@@ -11,7 +14,33 @@ export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 unset TRITON_INTERPRET
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 python3 -c "import torch, triton, numpy; print('torch', torch.__version__, 'triton', triton.__version__, 'numpy', numpy.__version__)"
-python3 -m pytest tests -q -p no:cacheprovider --junitxml="$out/junit.xml" --durations=15 "$@" 2>&1 | tee "$out/pytest-gpu.log"
+paths=(tests)  # unless a test path is given
+for arg in "$@"; do
+  case $arg in tests/*) paths=() ;; esac
+done
+shards=${SHARDS:-1}
+if [ "$shards" -gt 1 ]; then
+  python3 -m pytest "${paths[@]}" -q -p no:cacheprovider --collect-only "$@" | grep "::" > "$out/tests.txt"
+  echo "$(wc -l < "$out/tests.txt") tests in $shards shards" | tee "$out/pytest-gpu.log"
+  for ((i = 0; i < shards; i++)); do
+    mapfile -t ids < <(awk -v n="$shards" -v i="$i" 'NR % n == i' "$out/tests.txt")
+    timeout "${SHARD_TIMEOUT:-0}" python3 -m pytest -q -p no:cacheprovider --junitxml="$out/junit-$i.xml" "${ids[@]}" \
+      > "$out/pytest-shard-$i.log" 2>&1 &
+  done
+  rc=0
+  for ((i = 0; i < shards; i++)); do
+    wait -n || rc=1
+  done
+  for ((i = 0; i < shards; i++)); do  # a shard stopped by SHARD_TIMEOUT ends in its progress line
+    log="$out/pytest-shard-$i.log"
+    counted=$(grep -E '^[.sFExX]+( +\[ *[0-9]+%\])?$' "$log" | sed 's/ .*//' |
+      awk '{p += gsub(/\./, ""); f += gsub(/[FE]/, "")} END {printf "progress %d passed, %d failed", p, f}')
+    echo "shard $i: $counted; $(tail -n 1 "$log" | cut -c1-100)" | tee -a "$out/pytest-gpu.log"
+  done
+  exit "$rc"
+fi
+python3 -m pytest "${paths[@]}" -q -p no:cacheprovider --junitxml="$out/junit.xml" --durations=15 "$@" 2>&1 |
+  tee "$out/pytest-gpu.log"
 rc=${PIPESTATUS[0]}
 python3 -m densela.cli check --json "$out/check.json" 2>&1 | tee "$out/check.log"
 exit "$rc"
