@@ -19,9 +19,8 @@ import torch
 
 import densela
 
-m, n, k = (int(x) for x in sys.argv[1].split("x")) if len(sys.argv) > 1 and "x" in sys.argv[1] else (0, 0, 0)
-if not m:
-    m = n = k = int(sys.argv[1]) if len(sys.argv) > 1 else 4096
+shape = sys.argv[1] if len(sys.argv) > 1 else "4096"
+m, n, k = (int(x) for x in shape.split("x")) if "x" in shape else (int(shape),) * 3
 layout = sys.argv[2] if len(sys.argv) > 2 else "nn"
 precision = sys.argv[3] if len(sys.argv) > 3 else "ieee"
 dtype = getattr(torch, sys.argv[4] if len(sys.argv) > 4 else "float32")
