@@ -29,7 +29,6 @@ OUT = os.environ.get("OUT", ".")
 PANEL_ROWS = [32]
 PANEL_PER_SM = [1]
 LOOKAHEAD = [False]
-TAGGED = [True]
 
 
 def record(**row: object) -> None:
@@ -115,31 +114,22 @@ def timing(sizes: list[int], blocks: list[tuple[int, ...]]) -> None:
                     continue
                 base[name] = bench(vendor(name, a))[0]
             torch.backends.cuda.preferred_linalg_library("default")
-            variants = (
-                (b, r, p, la, t)
-                for b in blocks
-                for r in PANEL_ROWS
-                for p in PANEL_PER_SM
-                for la in LOOKAHEAD
-                for t in TAGGED
-            )
-            for blk, rows, per_sm, ahead, tagged in variants:
+            variants = ((b, r, p, la) for b in blocks for r in PANEL_ROWS for p in PANEL_PER_SM for la in LOOKAHEAD)
+            for blk, rows, per_sm, ahead in variants:
                 lu_module.BLOCKS, lu_module.PANEL_ROWS, lu_module.PANEL_PROGRAMS_PER_SM = blk, rows, per_sm
-                lu_module.PANEL_TAGGED = tagged
                 lu_module.LOOKAHEAD = ahead
                 lu, piv, _ = dl.lu_factor_ex(a)
                 ratio_ok = lu_ratio(a, lu, piv) < 30  # the variant factors correctly before it is timed
                 ms = bench(partial(dl.lu_factor_ex, a))[0]
                 ratio = base["cusolver"] / ms
                 print(
-                    f"time n={n} {str(dtype)[6:]} blocks={blk} rows={rows} per SM={per_sm} look-ahead={ahead} "
-                    f"tagged={tagged}: "
+                    f"time n={n} {str(dtype)[6:]} blocks={blk} rows={rows} per SM={per_sm} look-ahead={ahead}: "
                     f"densela {ms:.2f} ms, cusolver {base['cusolver']:.2f} ({ratio:.2f}x), "
                     f"magma {base.get('magma', math.nan):.2f}, lu ratio < 30 {ratio_ok}"
                 )
                 vendors = {f"{k}_ms": v for k, v in base.items()}
                 record(kind="time", n=n, dtype=str(dtype), blocks=blk, panel_rows=rows, panel_per_sm=per_sm,
-                       lookahead=ahead, tagged=tagged, densela_ms=ms, lu_ratio_ok=ratio_ok, **vendors)  # fmt: skip
+                       lookahead=ahead, densela_ms=ms, lu_ratio_ok=ratio_ok, **vendors)  # fmt: skip
 
 
 def panel_runner(src: torch.Tensor) -> tuple[lu_module._Work, Callable[[], None], Callable[[], None]]:
@@ -153,8 +143,6 @@ def panel_runner(src: torch.Tensor) -> tuple[lu_module._Work, Callable[[], None]
     def reset() -> None:
         a.copy_(src)
         work.counters.zero_()
-        if work.tags is not None:
-            work.tags.zero_()
 
     def run() -> None:
         reset()
@@ -170,19 +158,18 @@ def panel(sizes: list[int]) -> None:
         for dtype in (torch.float64, torch.float32):
             src = torch.randn(32, m, dtype=dtype, device=DEV).mT
             reference = None
-            for rows, per_sm, tagged in ((r, p, t) for r in PANEL_ROWS for p in PANEL_PER_SM for t in TAGGED):
+            for rows, per_sm in ((r, p) for r in PANEL_ROWS for p in PANEL_PER_SM):
                 lu_module.PANEL_ROWS, lu_module.PANEL_PROGRAMS_PER_SM = rows, per_sm
-                lu_module.PANEL_TAGGED = tagged
                 work, reset, run = panel_runner(src)
                 run()
                 result = (work.a.clone(), work.piv.clone())
                 reference = reference or result
                 same = torch.equal(result[0], reference[0]) and torch.equal(result[1], reference[1])
                 ms = bench(run, 0.5)[0] - bench(reset, 0.3)[0]
-                print(f"panel m={m} {str(dtype)[6:]} rows={rows} per SM={per_sm} tagged={tagged}: {ms * 1000:.1f} us "
+                print(f"panel m={m} {str(dtype)[6:]} rows={rows} per SM={per_sm}: {ms * 1000:.1f} us "
                       f"({ms * 1000 / 32:.2f} us per column), identical {same}")  # fmt: skip
-                record(kind="panel", m=m, dtype=str(dtype), panel_rows=rows, panel_per_sm=per_sm, tagged=tagged,
-                       us=ms * 1000, identical=same)  # fmt: skip
+                record(kind="panel", m=m, dtype=str(dtype), panel_rows=rows, panel_per_sm=per_sm, us=ms * 1000,
+                       identical=same)  # fmt: skip
 
 
 def print_kernels(kernels: dict[str, list[float]], top: int = 8) -> None:
@@ -515,14 +502,12 @@ def main() -> None:
     p.add_argument("--panel-rows", default="32")
     p.add_argument("--panel-per-sm", default="1", help="most panel programs per SM (lu.PANEL_PROGRAMS_PER_SM)")
     p.add_argument("--lookahead", default="0", help="lu.LOOKAHEAD values to time, e.g. 0,1")
-    p.add_argument("--tagged", default="1", help="lu.PANEL_TAGGED values to time, e.g. 1,0")
     p.add_argument("--inverse-blocks", default=str(lu_module.INVERSE_BLOCK),
                    help="lu.INVERSE_BLOCK values to time the blocked lu_solve with, e.g. 128,256,512")  # fmt: skip
     args = p.parse_args()
     PANEL_ROWS[:] = [int(r) for r in args.panel_rows.split(",")]
     PANEL_PER_SM[:] = [int(p) for p in args.panel_per_sm.split(",")]
     LOOKAHEAD[:] = [bool(int(x)) for x in args.lookahead.split(",")]
-    TAGGED[:] = [bool(int(x)) for x in args.tagged.split(",")]
     sizes = [int(s) for s in args.sizes.split(",")]
     blocks = [tuple(int(x) for x in b.split(",")) for b in args.blocks]
     if "check" in args.what:

@@ -79,8 +79,6 @@ PANEL_PROGRAMS_PER_SM = 1
 programs of PANEL_ROWS rows are one warp each, so a few fit on an SM). With one per SM a panel taller than
 132 x 32 rows gets programs of 64 or 128 rows (2 or 4 warps), whose cross-warp steps cost more per column
 (m = 16384 float64: 5.9 us per column against 3.0 at m = 4096 with 32 rows per program, H100, 2026-11-23)."""
-PANEL_TAGGED = True
-"""(experiment) panels spread over several programs exchange tagged words instead of counting in."""
 LOOKAHEAD = False
 """Factor one square matrix with look-ahead (``_factor_ahead``: the next column block on a second stream
 during the trailing update). Off until timed on a GPU: the panel kernel's grid-wide wait then shares the
@@ -366,7 +364,7 @@ def factor(
         return replayed("lu_factor", (), (warp,), (src,), None, lambda: _factor_small(call, src, False, warp))
     if eager:
         return _factor_eager(call, src if in_place else column_major(src, call.run_device, check), precision)
-    tuning = (_blocks(), BATCHED_BYTES, PANEL_ROWS, PANEL_PROGRAMS_PER_SM, PANEL_TAGGED, LOOKAHEAD)
+    tuning = (_blocks(), BATCHED_BYTES, PANEL_ROWS, PANEL_PROGRAMS_PER_SM, LOOKAHEAD)
     key = ("lu_factor", src.shape, src.dtype, call.run_device, precision, *tuning)
 
     def make() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -507,8 +505,6 @@ class _Work:
     precision: str
     counters: torch.Tensor | None = None
     """The panel kernel's arrival counters, one per column, zero until that column is factored."""
-    tags: torch.Tensor | None = None
-    """The panel kernel's tagged exchange words (``lu_panel_kernel``), zero at the factorization's start."""
     perm: torch.Tensor | None = None
     """The last panel's interchanges as a permutation (``lu_panel_kernel``), for ``permute_solve_kernel``."""
     window: tuple[int, int] | None = None
@@ -632,15 +628,9 @@ def _launch_panel(
     if work is not None and (work.perm is None or work.perm.shape[1] < 2 * nb):
         work.perm = torch.empty((batch, 2 * nb), dtype=torch.int32, device=panel.device)
     perm = piv if work is None else work.perm  # a whole batch in one launch has no other columns to permute
-    best = tags = scratch
+    best = scratch
     at = counters = piv
-    if sync and PANEL_TAGGED:
-        assert work is not None
-        words = 2 * parts * (4 + 2 * nb)
-        if work.tags is None or work.tags.numel() < words:
-            work.tags = torch.zeros(words, dtype=torch.int64, device=panel.device)
-        tags = work.tags
-    elif sync:
+    if sync:
         assert work is not None
         if work.counters is None:
             work.counters = torch.zeros(min(work.a.shape[1:]), dtype=torch.int32, device=panel.device)
@@ -649,12 +639,11 @@ def _launch_panel(
         counters = work.counters[row_base:]
     _PANEL((programs, batch),
         panel, piv, info, perm,
-        scratch, best, at, counters, tags,
+        scratch, best, at, counters,
         rows, width, row_base,
         *panel.stride(),
         piv.stride(0), info.stride(0), perm.stride(0), scratch.stride(0),
         ROWS=rows_per, NB=nb, PARTS=parts, GRID_SYNC=sync, WRITE_PERM=work is not None, ASM=not INTERPRET,
-        TAGGED=PANEL_TAGGED, WORDS=panel.element_size() // 4,
         num_warps=max(1, min(8, rows_per // warp_rows)),
     )  # fmt: skip
 

@@ -15,132 +15,30 @@ def _first_max(value_a, index_a, part_a, value_b, index_b, part_b):
 
 
 @constexpr_function
-def _store_asm(dtype):
-    """The predicated PTX store of one ``dtype`` value (float32, float64, or int64: a tagged word, stored relaxed at
-    GPU scope so that another program polling it reads it whole) and its operand constraints (``_store_block``)."""
-    op, reg = {
-        "fp32": ("st.global.f32", "f"),
-        "fp64": ("st.global.f64", "d"),
-        "int64": ("st.relaxed.gpu.global.b64", "l"),
-    }[dtype.name]
-    return f"{{ .reg .pred p; setp.ne.b32 p, $3, 0; @p {op} [$1], $2; mov.u32 $0, 0; }}", f"=r,l,{reg},r"
+def _store_asm(bits):
+    """The predicated PTX store of one ``bits``-wide float and its operand constraints (``_store_block``)."""
+    return (
+        f"{{ .reg .pred p; setp.ne.b32 p, $3, 0; @p st.global.f{bits} [$1], $2; mov.u32 $0, 0; }}",
+        f"=r,l,{'d' if bits == 64 else 'f'},r",
+    )
 
 
 @triton.jit
 def _store_block(ptrs, values, mask):
-    """``tl.store(ptrs, values, mask=mask)`` (float32, float64 or int64) from the registers ``values`` are in: Triton
-    would first re-lay the block out through shared memory for coalesced stores, which for the panel kernel's
-    candidate row (one row of a block that every column stores) costs a round trip of the whole block through shared
-    memory per column."""
-    asm: tl.constexpr = _store_asm(values.dtype)
+    """``tl.store(ptrs, values, mask=mask)`` (float32 or float64) from the registers ``values`` are in: Triton would
+    first re-lay the block out through shared memory for coalesced stores, which for the panel kernel's candidate
+    row (one row of a block that every column stores) costs a round trip of the whole block through shared memory
+    per column."""
+    asm: tl.constexpr = _store_asm(values.dtype.primitive_bitwidth)
     tl.inline_asm_elementwise(
         asm[0], asm[1], [ptrs.to(tl.int64), values, mask.to(tl.int32)], dtype=tl.int32, is_pure=False, pack=1
     )
 
 
-@constexpr_function
-def _tagged_store_asm(bits):
-    """The predicated PTX store of one float as tagged words (``_tagged``, low half first; relaxed at GPU scope, so
-    that a program polling them reads each word whole) and its operand constraints (``_store_tagged``)."""
-    if bits == 64:
-        body = "mov.b64 {l, h}, $2; mov.b64 w, {l, $3}; mov.b64 v, {h, $3}; @p st.global.v2.b64 [$1], {w, v};"
-    else:
-        body = "mov.b32 l, $2; mov.b64 w, {l, $3}; @p st.global.b64 [$1], w;"
-    return (
-        f"{{ .reg .pred p; .reg .b32 l, h; .reg .b64 w, v; setp.ne.b32 p, $4, 0; {body} mov.u32 $0, 0; }}",
-        f"=r,l,{'d' if bits == 64 else 'f'},r,r",
-    )
-
-
-@triton.jit
-def _store_tagged(ptrs, values, tag, mask):
-    """Stores float32 or float64 ``values`` as tagged words (``_tagged``; the two words of a float64 side by side at
-    ``ptrs``, 16-byte aligned) from the registers they are in (as ``_store_block``)."""
-    asm: tl.constexpr = _tagged_store_asm(values.dtype.primitive_bitwidth)
-    tl.inline_asm_elementwise(
-        asm[0], asm[1], [ptrs.to(tl.int64), values, tag + 0 * mask.to(tl.int32), mask.to(tl.int32)],
-        dtype=tl.int32, is_pure=False, pack=1,
-    )  # fmt: skip
-
-
-@triton.jit
-def _tagged(x, tag):
-    """The bits of float32 or float64 ``x`` as two 64-bit words ``tag << 32 | 32 bits`` (low half, high half; the
-    high one is unused for float32): a reader that finds its tag in a word knows the word's bits are current."""
-    if x.dtype.primitive_bitwidth == 64:
-        bits = x.to(tl.int64, bitcast=True)
-    else:
-        bits = x.to(tl.int32, bitcast=True).to(tl.int64)
-    low = (tl.full([], 1, tl.int64) << 32) - 1
-    head = tag.to(tl.int64) << 32
-    return head | (bits & low), head | ((bits >> 32) & low)
-
-
-@triton.jit
-def _untagged(lo, hi, dtype: tl.constexpr):
-    """The ``dtype`` value whose bits ``_tagged`` put in the words ``lo`` and ``hi``."""
-    low = (tl.full([], 1, tl.int64) << 32) - 1
-    if dtype.primitive_bitwidth == 64:
-        value = ((lo & low) | (hi << 32)).to(dtype, bitcast=True)
-    else:
-        value = (lo & low).to(tl.int32).to(dtype, bitcast=True)
-    return value
-
-
-@triton.jit
-def _load3(p0, p1, p2, mask, N: tl.constexpr, ASM: tl.constexpr):
-    """The words at ``p0`` and, for N >= 2 and 3, at ``p1`` and ``p2`` (else zeros), read from L2."""
-    w0 = _load_relaxed(p0, mask, ASM)
-    w1 = tl.zeros_like(w0)
-    w2 = tl.zeros_like(w0)
-    if N >= 2:
-        w1 = _load_relaxed(p1, mask, ASM)
-    if N >= 3:
-        w2 = _load_relaxed(p2, mask, ASM)
-    return w0, w1, w2
-
-
-@triton.jit
-def _load_relaxed(ptrs, mask, ASM: tl.constexpr):
-    """The 64-bit words at ``ptrs`` under ``mask`` (else 0), each read whole from L2: loaded relaxed at GPU scope
-    (ASM), else volatile."""
-    if ASM:
-        words = tl.inline_asm_elementwise(
-            "{ .reg .pred p; setp.ne.b32 p, $2, 0; mov.b64 $0, 0; @p ld.relaxed.gpu.global.b64 $0, [$1]; }",
-            "=l,l,r", [ptrs.to(tl.int64), mask.to(tl.int32)], dtype=tl.int64, is_pure=False, pack=1,
-        )  # fmt: skip
-    else:
-        words = tl.load(ptrs, mask=mask, other=0, volatile=True)
-    return words
-
-
-@triton.jit
-def _late(w0, w1, w2, mask, tag, N: tl.constexpr):
-    """Whether a word of ``_load3`` under ``mask`` lacks ``tag``."""
-    late = (w0 >> 32) != tag
-    if N >= 2:
-        late = late | ((w1 >> 32) != tag)
-    if N >= 3:
-        late = late | ((w2 >> 32) != tag)
-    return tl.max(tl.where(mask & late, 1, 0))
-
-
-@triton.jit
-def _poll(p0, p1, p2, mask, tag, N: tl.constexpr, ASM: tl.constexpr):
-    """Loads the tagged words (``_tagged``) at ``p0`` .. (``_load3``) until every one under ``mask`` carries ``tag``."""
-    w0, w1, w2 = _load3(p0, p1, p2, mask, N, ASM)
-    while _late(w0, w1, w2, mask, tag, N) != 0:
-        if ASM:
-            tl.inline_asm_elementwise("nanosleep.u32 100; mov.u32 $0, 0;", "=r", [], dtype=tl.int32, is_pure=False, pack=1)
-        w0, w1, w2 = _load3(p0, p1, p2, mask, N, ASM)
-    return w0, w1, w2
-
-
 @triton.jit
 def _panel_column(
-    j, blk, pos, first_zero, r, c, pid, M, row_base, rows_ptr, best_ptr, at_ptr, sync_ptr, tags_ptr, piv_ptr,
-    NB: tl.constexpr, PARTS: tl.constexpr, GRID_SYNC: tl.constexpr, ASM: tl.constexpr, TAGGED: tl.constexpr,
-    WORDS: tl.constexpr,
+    j, blk, pos, first_zero, r, c, pid, M, row_base, rows_ptr, best_ptr, at_ptr, sync_ptr, piv_ptr,
+    NB: tl.constexpr, PARTS: tl.constexpr, GRID_SYNC: tl.constexpr, ASM: tl.constexpr,
 ):  # fmt: skip
     """Column j of ``lu_panel_kernel``: the pivot search (with the other programs' candidates under GRID_SYNC),
     the pivot row's exchange, the interchange of positions and the update of the rows below; returns the
@@ -152,47 +50,12 @@ def _panel_column(
     best, at, _ = tl.reduce((mag, pos, pos), 0, _first_max)
     slot = (j % 2) * PARTS + pid if GRID_SYNC else j % 2
     candidate = (pos[:, None] == at) & (c[None, :] < NB)
-    if GRID_SYNC and TAGGED:
-        # every word exchanged carries the column's tag, so a reader knows it complete without fences or counters
-        # (tags are unique within a factorization; the words are zero at its start)
+    if ASM:
+        _store_block(rows_ptr + slot * NB + c[None, :] + 0 * r[:, None], blk, candidate)
+    else:
+        tl.store(rows_ptr + slot * NB + c[None, :] + 0 * r[:, None], blk, mask=candidate)
+    if GRID_SYNC:
         programs = tl.num_programs(0)
-        tag = row_base + j + 1
-        low = (tl.full([], 1, tl.int64) << 32) - 1
-        REC: tl.constexpr = 4 + 2 * NB
-        base = (j % 2) * PARTS
-        mine = tags_ptr + (base + pid) * REC
-        row_ptrs = mine + 4 + WORDS * c[None, :] + 0 * r[:, None]
-        if ASM:
-            _store_tagged(row_ptrs, blk, tag, candidate)
-        else:
-            lo, hi = _tagged(blk, tag)
-            tl.store(row_ptrs, lo, mask=candidate)
-            if WORDS == 2:
-                tl.store(row_ptrs + 1, hi, mask=candidate)
-        b_lo, b_hi = _tagged(best, tag)
-        tl.store(mine, b_lo)
-        if WORDS == 2:
-            tl.store(mine + 1, b_hi)
-        tl.store(mine + 2, (tag.to(tl.int64) << 32) | at.to(tl.int64))
-        parts = tl.arange(0, PARTS)
-        live = parts < programs
-        head = tags_ptr + (base + parts) * REC
-        if WORDS == 2:
-            w_lo, w_hi, w_at = _poll(head, head + 1, head + 2, live, tag, 3, ASM)
-        else:
-            w_lo, w_at, w_hi = _poll(head, head + 2, head, live, tag, 2, ASM)  # w_hi unused
-        bests = tl.where(live, _untagged(w_lo, w_hi, best.dtype), -1.0)
-        ats = tl.where(live, (w_at & low).to(tl.int32), M)
-        best, at, win = tl.reduce((bests, ats, parts), 0, _first_max)
-        prow_ptrs = tags_ptr + (base + win) * REC + 4 + WORDS * c
-        w_lo, w_hi, _ = _poll(prow_ptrs, prow_ptrs + 1, prow_ptrs, c < NB, tag, WORDS, ASM)
-        prow = _untagged(w_lo, w_hi, blk.dtype)
-    elif GRID_SYNC:
-        programs = tl.num_programs(0)
-        if ASM:
-            _store_block(rows_ptr + slot * NB + c[None, :] + 0 * r[:, None], blk, candidate)
-        else:
-            tl.store(rows_ptr + slot * NB + c[None, :] + 0 * r[:, None], blk, mask=candidate)
         tl.store(best_ptr + slot, best)
         tl.store(at_ptr + slot, at)
         tl.debug_barrier()
@@ -208,10 +71,6 @@ def _panel_column(
         best, at, win = tl.reduce((bests, ats, parts), 0, _first_max)
         prow = tl.load(rows_ptr + (base + win) * NB + c, cache_modifier=".cg")
     else:
-        if ASM:
-            _store_block(rows_ptr + slot * NB + c[None, :] + 0 * r[:, None], blk, candidate)
-        else:
-            tl.store(rows_ptr + slot * NB + c[None, :] + 0 * r[:, None], blk, mask=candidate)
         tl.debug_barrier()
         prow = tl.load(rows_ptr + slot * NB + c)
     pivot = tl.sum(tl.where(c == j, prow, 0.0), axis=0)
@@ -229,12 +88,12 @@ def _panel_column(
 @triton.jit
 def lu_panel_kernel(
     a_ptr, piv_ptr, info_ptr, perm_ptr,
-    rows_ptr, best_ptr, at_ptr, sync_ptr, tags_ptr,
+    rows_ptr, best_ptr, at_ptr, sync_ptr,
     M, N, row_base,
     stride_ab, stride_am, stride_an,
     stride_pb, stride_ib, stride_qb, stride_rb,
     ROWS: tl.constexpr, NB: tl.constexpr, PARTS: tl.constexpr, GRID_SYNC: tl.constexpr, WRITE_PERM: tl.constexpr,
-    ASM: tl.constexpr, TAGGED: tl.constexpr, WORDS: tl.constexpr,
+    ASM: tl.constexpr,
 ):  # fmt: skip
     """Factors the M x N panel at ``a_ptr`` (N <= NB) in place, P A = L U with partial pivoting, column by column.
 
@@ -276,7 +135,7 @@ def lu_panel_kernel(
         for j in range(0, top):
             blk, pos, first_zero = _panel_column(
                 j, blk, pos, first_zero, r, c, pid, M, row_base,
-                rows_ptr, best_ptr, at_ptr, sync_ptr, tags_ptr, piv_ptr, NB, PARTS, GRID_SYNC, ASM, TAGGED, WORDS,
+                rows_ptr, best_ptr, at_ptr, sync_ptr, piv_ptr, NB, PARTS, GRID_SYNC, ASM,
             )  # fmt: skip
     else:
         # unrolled, so that each column's number is a constant: picking the column out of the registers and
@@ -285,7 +144,7 @@ def lu_panel_kernel(
             if j < top:
                 blk, pos, first_zero = _panel_column(
                     j, blk, pos, first_zero, r, c, pid, M, row_base,
-                    rows_ptr, best_ptr, at_ptr, sync_ptr, tags_ptr, piv_ptr, NB, PARTS, GRID_SYNC, ASM, TAGGED, WORDS,
+                    rows_ptr, best_ptr, at_ptr, sync_ptr, piv_ptr, NB, PARTS, GRID_SYNC, ASM,
                 )  # fmt: skip
     tl.store(a_ptr + pos[:, None].to(tl.int64) * stride_am + c[None, :] * stride_an, blk, mask=inside)
     if WRITE_PERM:
