@@ -1,7 +1,9 @@
 """Test settings shared by every file: where tensors live, hypothesis profiles, GPU-only markers.
 
-`make test` runs this suite with TRITON_INTERPRET=1 on the CPU; the same files run on a CUDA GPU, where
-tests marked `large` also run.
+`make test` runs this suite with TRITON_INTERPRET=1 on the CPU (a plain `pytest` on a machine without a CUDA GPU
+sets it too: the suite tests densela's kernels, which without a GPU run only in the interpreter; the PyTorch
+fallback has its own tests, which patch ``INTERPRET``); the same files run on a CUDA GPU, where tests marked
+`large` also run.
 """
 
 from __future__ import annotations
@@ -11,6 +13,9 @@ import os
 import pytest
 import torch
 from hypothesis import HealthCheck, settings
+
+if not torch.cuda.is_available():
+    os.environ.setdefault("TRITON_INTERPRET", "1")  # before densela and its kernels are imported
 
 import densela.tuning
 from densela._arrays import INTERPRET
