@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import torch
 
 from densela.tuning import GemmConfig as C
-from densela.tuning.tune import THIN_K_CANDIDATES
+from densela.tuning.tune import THIN_K_CANDIDATES, graph_ms
 
 G = importlib.import_module("densela.gemm")
 OUT = os.environ.get("OUT", ".")
@@ -315,21 +315,8 @@ def _cublas(v: Variant, a: torch.Tensor, b: torch.Tensor):
 
 
 def _median(fn) -> tuple[float, float, float]:
-    """GPU time of ``fn``'s launches: captured once in a CUDA graph, whose replays do_bench times (L2 flushed
-    before each); so the host time of the call, which the lab's own timing hides behind the flush, stays out
-    of the comparison of configurations."""
-    from triton.testing import do_bench
-
-    fn()
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        fn()
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        fn()
-    p20, p50, p80 = do_bench(graph.replay, warmup=10, rep=40, quantiles=[0.2, 0.5, 0.8])
+    """GPU time of ``fn``'s launches (median, p20, p80): CUDA-graph replays, as ``densela tune`` times them."""
+    p50, p20, p80 = graph_ms(fn, rep_ms=40, quantiles=(0.5, 0.2, 0.8))
     return p50, p20, p80
 
 

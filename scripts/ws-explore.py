@@ -116,6 +116,7 @@ def _time_one(cfg: Cfg, sizes: list[int], queue) -> None:
     import triton
 
     import densela
+    from densela.tuning import tune
 
     torch.cuda.set_device(0)
     dtype = getattr(torch, cfg.dtype)
@@ -133,12 +134,7 @@ def _time_one(cfg: Cfg, sizes: list[int], queue) -> None:
         cublas_err = (((a @ b).double() - ref).norm() / ref.norm()).item()
 
         def graph_ms(fn):
-            fn()
-            torch.cuda.synchronize()
-            g = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(g):
-                fn()
-            return triton.testing.do_bench(g.replay, warmup=25, rep=200, quantiles=[0.5, 0.2, 0.8])
+            return tune.graph_ms(fn, rep_ms=200, quantiles=(0.5, 0.2, 0.8))
 
         kw = {"precision": cfg.precision} if fp32 else {}
         ws = graph_ms(functools.partial(launch, a, b, out, cfg))

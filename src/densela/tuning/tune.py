@@ -1,12 +1,13 @@
 """`densela tune`: measure GEMM configurations per shape bucket on this GPU and keep the best.
 
 For each product shape asked for (the GEMM cases of benchmark suites, or shapes given on the command line),
-every candidate configuration for its arithmetic and size class is timed on random operands with
-``triton.testing.do_bench`` (median, two passes over the candidates, the second in reverse order; each
-candidate rated by its faster pass). Shapes that share a bucket (``densela.tuning.bucket``) pool their
-results: the bucket keeps the configuration with the best geometric mean of (fastest time / its time)
-over them. The winners are written to ``densela.tuning.tuned_path(device)``, one file per GPU model, which
-``gemm_config`` reads on its first call. Tuning compiles every candidate: minutes, not seconds.
+every candidate configuration for its arithmetic and size class is timed on random operands as CUDA-graph
+replays of its launches (``graph_ms``: GPU time, ``triton.testing.do_bench``'s median, two passes over the
+candidates, the second in reverse order; each candidate rated by its faster pass). Shapes that share a
+bucket (``densela.tuning.bucket``) pool their results: the bucket keeps the configuration with the best
+geometric mean of (fastest time / its time) over them. The winners are written to
+``densela.tuning.tuned_path(device)``, one file per GPU model, which ``gemm_config`` reads on its first call.
+Tuning compiles every candidate: minutes, not seconds.
 """
 
 from __future__ import annotations
@@ -153,11 +154,27 @@ class Shape:
         return f"{batch}{self.m}x{self.k} * {self.k}x{self.n} {self.arithmetic}"
 
 
-def median_ms(fn: Callable[[], Any], rep_ms: float = 60.0) -> float:
-    """Median time of ``fn`` on the GPU (``triton.testing.do_bench``: L2 flushed, CUDA events)."""
+def graph_ms(fn: Callable[[], Any], rep_ms: float = 60.0, quantiles: Sequence[float] = (0.5,)) -> list[float]:
+    """GPU time (ms, at ``quantiles``) of ``fn``'s launches: run once (compiling), captured in a CUDA graph, whose
+    replays ``triton.testing.do_bench`` times (L2 flushed before each, CUDA events). The host time of a call stays
+    out: a configuration whose launch does more on the host (an operand copied for TMA, descriptors) would
+    otherwise look slower than on ``matmul``'s path, which replays its launches behind the lab's L2 flush.
+
+    >>> graph_ms(lambda: torch.ones(1 << 20, device="cuda") * 2)  # doctest: +SKIP
+    [0.011]
+    """
     from triton.testing import do_bench
 
-    return float(do_bench(fn, warmup=10, rep=rep_ms, return_mode="median"))
+    fn()
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        fn()  # a warm-up off the default stream, as torch's graph capture asks
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        fn()
+    return [float(t) for t in do_bench(graph.replay, warmup=10, rep=rep_ms, quantiles=list(quantiles))]
 
 
 def operands(shape: Shape, device: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -182,7 +199,7 @@ def time_candidates(shape: Shape, device: int, configs: Sequence[C] | None = Non
     times: dict[C, float] = {}
     for cfg in [*configs, *reversed(configs)]:
         try:
-            ms = median_ms(lambda cfg=cfg: launch_gemm(a, b, None, out, 1.0, 0.0, precision, cfg))
+            ms = graph_ms(lambda cfg=cfg: launch_gemm(a, b, None, out, 1.0, 0.0, precision, cfg))[0]
         except Exception:  # a configuration that does not fit this GPU (shared memory): not a candidate here
             continue
         times[cfg] = min(ms, times.get(cfg, math.inf))
