@@ -174,7 +174,8 @@ def graph_ms(fn: Callable[[], Any], rep_ms: float = 60.0, quantiles: Sequence[fl
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         fn()
-    return [float(t) for t in do_bench(graph.replay, warmup=10, rep=rep_ms, quantiles=list(quantiles))]
+    times = do_bench(graph.replay, warmup=10, rep=rep_ms, quantiles=list(quantiles))
+    return [float(t) for t in times] if len(quantiles) > 1 else [float(times)]  # one quantile comes back bare
 
 
 def operands(shape: Shape, device: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -226,6 +227,7 @@ def tune(
         if force or shape.bucket not in entries.get(shape.arithmetic, {}):
             pending.setdefault((shape.arithmetic, shape.bucket), []).append(shape)
     records = []
+    written = 0
     started = time.perf_counter()
     todo = [s for group in pending.values() for s in group]
     measured: dict[Shape, dict[C, float]] = {}
@@ -248,6 +250,7 @@ def tune(
             continue
         winner = max(complete, key=complete.__getitem__)
         entries.setdefault(arith, {})[key] = winner._asdict()
+        written += 1
         for shape in group:
             default = choose_gemm_config(*_args(shape), batch=shape.batch, device=device)
             times = measured[shape]
@@ -258,5 +261,8 @@ def tune(
     path.write_text(json.dumps(stored, indent=1) + "\n")
     clear_cache()
     if progress:
-        print(f"tuned {len(pending)} buckets in {time.perf_counter() - started:.0f} s; written to {path}", flush=True)
+        print(
+            f"tuned {written} of {len(pending)} buckets in {time.perf_counter() - started:.0f} s; written to {path}",
+            flush=True,
+        )
     return records
