@@ -192,18 +192,23 @@ def operands(shape: Shape, device: int, seed: int = 0) -> tuple[torch.Tensor, to
 
 
 def time_candidates(shape: Shape, device: int, configs: Sequence[C] | None = None) -> dict[C, float]:
-    """Milliseconds per candidate for ``shape`` (the faster of two passes); failing candidates are left out."""
+    """Milliseconds per candidate for ``shape`` (the faster of two passes); failing candidates are left out, and
+    RuntimeError (from the last failure) when every one fails."""
     launch_gemm = importlib.import_module("densela.gemm").launch_gemm
     configs = configs if configs is not None else candidates(*_args(shape), shape.batch, device)
     a, b, out = operands(shape, device)
     precision = shape.precision or "ieee"
     times: dict[C, float] = {}
+    failure: Exception | None = None
     for cfg in [*configs, *reversed(configs)]:
         try:
             ms = graph_ms(lambda cfg=cfg: launch_gemm(a, b, None, out, 1.0, 0.0, precision, cfg))[0]
-        except Exception:  # a configuration that does not fit this GPU (shared memory): not a candidate here
+        except Exception as e:  # a configuration that does not fit this GPU (shared memory): not a candidate here
+            failure = e
             continue
         times[cfg] = min(ms, times.get(cfg, math.inf))
+    if not times and failure is not None:
+        raise RuntimeError(f"no configuration for {shape} could be timed") from failure
     return times
 
 
