@@ -374,3 +374,30 @@ def test_tiles_k_steps_no_longer_than_k(monkeypatch, k, block_k):
         assert cfg.kernel == "tiles" and cfg.split_k == 1
         assert cfg.block_k == block_k, (dtype, cfg)
         assert cfg == tuning._table_choice(96, 96, k, dtype, None, 10000, None, True)._replace(block_k=block_k)
+
+
+def test_time_candidates_raises_when_no_candidate_can_be_timed(monkeypatch):
+    """A shape none of whose candidates could be timed is an error naming it, chained to the last failure (not an
+    empty result that tune() would pass over)."""
+    from densela.tuning import tune as tune_module
+
+    def fail(fn, **kw):
+        raise ValueError("out of shared memory")
+
+    monkeypatch.setattr(tune_module, "operands", lambda shape, device: (None, None, None))
+    monkeypatch.setattr(tune_module, "graph_ms", fail)
+    shape = Shape(64, 64, 64, torch.float32, "ieee")
+    with pytest.raises(RuntimeError, match="64x64 \\* 64x64 ieee could be timed") as err:
+        tune_module.time_candidates(shape, 0, configs=[GemmConfig(32, 32, 32, 8, 2, 3)])
+    assert isinstance(err.value.__cause__, ValueError)
+
+
+@pytest.mark.gpu
+def test_time_candidates_times_graph_replays_on_the_gpu():
+    """On a GPU every candidate of a small product is timed (as CUDA-graph replays: GPU time, positive)."""
+    from densela.tuning import tune as tune_module
+
+    shape = Shape(256, 192, 320, torch.float32, "ieee")
+    configs = [GemmConfig(32, 32, 32, 8, 2, 3), GemmConfig(64, 64, 32, 8, 4, 3)]
+    times = tune_module.time_candidates(shape, torch.cuda.current_device(), configs=configs)
+    assert set(times) == set(configs) and all(0 < ms < 100 for ms in times.values())
