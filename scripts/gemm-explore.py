@@ -316,8 +316,7 @@ def _cublas(v: Variant, a: torch.Tensor, b: torch.Tensor):
 
 def _median(fn) -> tuple[float, float, float]:
     """GPU time of ``fn``'s launches (median, p20, p80): CUDA-graph replays, as ``densela tune`` times them."""
-    p50, p20, p80 = graph_ms(fn, rep_ms=40, quantiles=(0.5, 0.2, 0.8))
-    return p50, p20, p80
+    return tuple(graph_ms(fn, rep_ms=40, quantiles=(0.5, 0.2, 0.8)))
 
 
 def _overhead(records: list[dict]) -> None:

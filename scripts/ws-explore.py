@@ -133,9 +133,7 @@ def _time_one(cfg: Cfg, sizes: list[int], queue) -> None:
         err = ((out.double() - ref).norm() / ref.norm()).item()
         cublas_err = (((a @ b).double() - ref).norm() / ref.norm()).item()
 
-        def graph_ms(fn):
-            return tune.graph_ms(fn, rep_ms=200, quantiles=(0.5, 0.2, 0.8))
-
+        graph_ms = functools.partial(tune.graph_ms, rep_ms=200, quantiles=(0.5, 0.2, 0.8))
         kw = {"precision": cfg.precision} if fp32 else {}
         ws = graph_ms(functools.partial(launch, a, b, out, cfg))
         cublas = graph_ms(functools.partial(torch.matmul, a, b))
