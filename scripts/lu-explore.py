@@ -2,7 +2,7 @@
 and MAGMA paths, for block-width variants. Writes $OUT/lu-explore.jsonl and prints a table.
 
 Usage: python scripts/lu-explore.py [check] [time] [panel] [profile] [batched] [warp] [batch-profile] [whole]
-       [refine] [solve] [batch-blocks] [eager-bytes] [small-host] [--sizes 1000,4096]
+       [refine] [solve] [ahead] [batch-blocks] [eager-bytes] [small-host] [--sizes 1000,4096]
        [--blocks 128,32 256,32] [--inverse-blocks 128,256,512]
 """
 
@@ -29,6 +29,7 @@ OUT = os.environ.get("OUT", ".")
 PANEL_ROWS = [32]
 PANEL_PER_SM = [1]
 LOOKAHEAD = [False]
+LOOKAHEAD_FROM = lu_module.LOOKAHEAD_FROM
 
 
 def record(**row: object) -> None:
@@ -116,8 +117,9 @@ def timing(sizes: list[int], blocks: list[tuple[int, ...]]) -> None:
             torch.backends.cuda.preferred_linalg_library("default")
             variants = ((b, r, p, la) for b in blocks for r in PANEL_ROWS for p in PANEL_PER_SM for la in LOOKAHEAD)
             for blk, rows, per_sm, ahead in variants:
-                lu_module.BLOCKS, lu_module.PANEL_ROWS, lu_module.PANEL_PROGRAMS_PER_SM = blk, rows, per_sm
-                lu_module.LOOKAHEAD = ahead
+                lu_module.BLOCKS = lu_module.LARGE_BLOCKS = blk
+                lu_module.PANEL_ROWS, lu_module.PANEL_PROGRAMS_PER_SM = rows, per_sm
+                lu_module.LOOKAHEAD_FROM = 1 if ahead else n + 1
                 lu, piv, _ = dl.lu_factor_ex(a)
                 ratio_ok = lu_ratio(a, lu, piv) < 30  # the variant factors correctly before it is timed
                 ms = bench(partial(dl.lu_factor_ex, a))[0]
@@ -130,6 +132,41 @@ def timing(sizes: list[int], blocks: list[tuple[int, ...]]) -> None:
                 vendors = {f"{k}_ms": v for k, v in base.items()}
                 record(kind="time", n=n, dtype=str(dtype), blocks=blk, panel_rows=rows, panel_per_sm=per_sm,
                        lookahead=ahead, densela_ms=ms, lu_ratio_ok=ratio_ok, **vendors)  # fmt: skip
+
+
+def ahead(sizes: list[int]) -> None:
+    """Look-ahead (``lu.LOOKAHEAD_FROM``) against the plain factorization, with the side stream at high priority and
+    the panels' programs capped (so that they can be resident beside the trailing GEMM's), GPU time of replays."""
+    original = lu_module.multiprocessors
+    sms = original(0)
+    variants = [("plain", False, 0, sms), ("ahead", True, 0, sms), ("ahead-prio", True, -1, sms)]
+    variants += [(f"ahead-prio-cap{c}", True, -1, c) for c in (16, 32, 64)]
+    variants += [(f"plain-cap{c}", False, 0, c) for c in (32, 64)]
+    for n in sizes:
+        for dtype in (torch.float64, torch.float32):
+            a = torch.randn(n, n, dtype=dtype, device=DEV)
+            base = bench(vendor("cusolver", a))[0]
+            torch.backends.cuda.preferred_linalg_library("default")
+            reference = None
+            for name, on, priority, cap in variants:
+                lu_module.LOOKAHEAD_FROM = 1 if on else n + 1
+                lu_module._SIDE_STREAMS.clear()
+                lu_module._SIDE_STREAMS[a.device] = torch.cuda.Stream(a.device, priority=priority)  # -1: the default
+                lu_module.multiprocessors = lambda device, cap=cap: min(cap, original(device))
+                dl.tuning.clear_cache()
+                lu, piv, _ = dl.lu_factor_ex(a)
+                ok = lu_ratio(a, lu, piv) < 30
+                if reference is None:
+                    reference = piv
+                same = bool(torch.equal(piv, reference))
+                ms = bench(partial(dl.lu_factor_ex, a))[0]
+                print(f"ahead n={n} {str(dtype)[6:]} {name}: {ms:.2f} ms, cusolver {base:.2f} ({base / ms:.2f}x), "
+                      f"lu ratio < 30 {ok}, pivots as plain {same}")  # fmt: skip
+                record(kind="ahead", n=n, dtype=str(dtype), variant=name, densela_ms=ms, cusolver_ms=base,
+                       lu_ratio_ok=ok, same_pivots=same)  # fmt: skip
+    lu_module.multiprocessors = original
+    lu_module.LOOKAHEAD_FROM = LOOKAHEAD_FROM
+    dl.tuning.clear_cache()
 
 
 def panel_runner(src: torch.Tensor) -> tuple[lu_module._Work, Callable[[], None], Callable[[], None]]:
@@ -501,7 +538,7 @@ def main() -> None:
     p.add_argument("--blocks", nargs="*", default=["128,32"])
     p.add_argument("--panel-rows", default="32")
     p.add_argument("--panel-per-sm", default="1", help="most panel programs per SM (lu.PANEL_PROGRAMS_PER_SM)")
-    p.add_argument("--lookahead", default="0", help="lu.LOOKAHEAD values to time, e.g. 0,1")
+    p.add_argument("--lookahead", default="0", help="look-ahead off and on (lu.LOOKAHEAD_FROM) to time, e.g. 0,1")
     p.add_argument("--inverse-blocks", default=str(lu_module.INVERSE_BLOCK),
                    help="lu.INVERSE_BLOCK values to time the blocked lu_solve with, e.g. 128,256,512")  # fmt: skip
     args = p.parse_args()
@@ -516,6 +553,8 @@ def main() -> None:
         timing(sizes, blocks)
     if "panel" in args.what:
         panel(sizes)
+    if "ahead" in args.what:
+        ahead(sizes)
     if "profile" in args.what:
         profile(sizes, blocks[0])
     if "batched" in args.what:

@@ -3,7 +3,7 @@
 transpose_ (square and rectangular) across tile configurations, against the device-to-device copy measured
 in the same run. Writes JSON lines to $OUT/memory-explore.jsonl (or ./memory-explore.jsonl), prints a table.
 
-    python scripts/memory-explore.py [groups...]   # groups: hot transpose tnl tiles_ab copies small packed add square rect walk c2r split restride directions host (default: all)
+    python scripts/memory-explore.py [groups...]   # groups: hot transpose tnl tma tma_square tiles_ab copies small packed add square rect walk c2r split restride directions host (default: all)
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import time
 
 import torch
 import triton
+import triton.language as tl
 import triton.testing
 
 import densela as dl
@@ -511,6 +512,119 @@ def host(copy: float) -> None:
         gpu = ms(again)
         record(group="host", shape=list(shape), dtype=str(dtype), host_us=queued, gpu_us=gpu * 1e3,
                pct=2 * math.prod(shape) * torch.finfo(dtype).bits / 8 / gpu / 1e6 / copy * 100)  # fmt: skip
+
+
+@triton.jit
+def _tma_transpose_kernel(a_desc, o_desc, M, N, BM: tl.constexpr, BN: tl.constexpr, PROGRAMS: tl.constexpr,
+                          STAGES: tl.constexpr):  # fmt: skip
+    """Probe: ``out = A.T`` tile by tile through TMA loads and stores; PROGRAMS > 0: a persistent grid of that
+    many programs walking the tiles with ``tl.range(num_stages=STAGES)``, else one tile per program."""
+    tiles_n = tl.cdiv(N, BN)
+    if PROGRAMS == 0:
+        t = tl.program_id(0)
+        x = a_desc.load([(t // tiles_n) * BM, (t % tiles_n) * BN])
+        o_desc.store([(t % tiles_n) * BN, (t // tiles_n) * BM], tl.trans(x))
+    else:
+        for t in tl.range(tl.program_id(0), tl.cdiv(M, BM) * tiles_n, PROGRAMS, num_stages=STAGES):
+            x = a_desc.load([(t // tiles_n) * BM, (t % tiles_n) * BN])
+            o_desc.store([(t % tiles_n) * BN, (t // tiles_n) * BM], tl.trans(x))
+
+
+def tma(copy: float) -> None:
+    """Probe: out-of-place transposition through TMA descriptors (one tile per program, or persistent and
+    pipelined) against densela's current path, bit for bit."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    shapes = [((5000, 5000), torch.float32), ((10000, 5000), torch.float32), ((5000, 10000), torch.float32),
+              ((10000, 10000), torch.float32), ((8192, 4096), torch.float32), ((100000, 100), torch.float32),
+              ((5000, 5000), torch.float64), ((2500, 5000), torch.float64), ((10000, 10000), torch.float64),
+              ((100000, 100), torch.float64), ((8192, 4096), torch.bfloat16), ((100000, 104), torch.bfloat16)]  # fmt: skip
+    tiles = {4: [(32, 32), (64, 32), (32, 64), (64, 64), (128, 32), (32, 128)], 8: [(32, 32), (16, 32), (32, 16), (64, 16), (16, 64), (32, 64), (64, 32)],
+             2: [(64, 64), (128, 64), (64, 128), (128, 128)]}  # fmt: skip
+    variants = [(0, 1, 4), (0, 1, 8), (sms, 2, 4), (sms, 3, 4), (2 * sms, 2, 4), (2 * sms, 3, 4), (4 * sms, 2, 4)]
+    for shape, dtype in shapes:
+        x = laid_out(shape, dtype, "row")
+        m, n = shape
+        nbytes = 2 * x.numel() * x.element_size()
+        t_now = ms(lambda: dl.transpose(x))
+        record(group="tma", shape=list(shape), dtype=str(dtype), who="current", pct=nbytes / t_now / 1e6 / copy * 100)
+        words = x.view(torch.int16 if x.element_size() == 2 else torch.int32 if x.element_size() == 4 else torch.int64)
+        best = (0.0, None)
+        for bm, bn in tiles[x.element_size()]:
+            out = torch.empty(n, m, device="cuda", dtype=words.dtype)
+            a_desc = TensorDescriptor(words, [m, n], [n, 1], [bm, bn])
+            o_desc = TensorDescriptor(out, [n, m], [m, 1], [bn, bm])
+            for programs, stages, warps in variants:
+                grid = (programs or triton.cdiv(m, bm) * triton.cdiv(n, bn),)
+
+                def run(grid=grid, a_desc=a_desc, o_desc=o_desc, programs=programs, stages=stages, warps=warps):
+                    _tma_transpose_kernel[grid](a_desc, o_desc, m, n, bm, bn, programs, stages, num_warps=warps)
+
+                try:
+                    out.fill_(-1)
+                    run()
+                    exact = bool(torch.equal(out, words.T))
+                    t = ms(run)
+                except Exception as e:
+                    print("skip", bm, bn, programs, stages, type(e).__name__, str(e)[:200])
+                    continue
+                pct = nbytes / t / 1e6 / copy * 100
+                record(group="tma", shape=list(shape), dtype=str(dtype), tile=[bm, bn], programs=programs,
+                       stages=stages, warps=warps, exact=exact, pct=pct)  # fmt: skip
+                if exact and pct > best[0]:
+                    best = (pct, [bm, bn, programs, stages, warps])
+        record(group="tma-best", shape=list(shape), dtype=str(dtype), current=nbytes / t_now / 1e6 / copy * 100,
+               best=best[0], cfg=best[1])  # fmt: skip
+
+
+@triton.jit
+def _tma_square_kernel(desc, B: tl.constexpr):
+    """Probe: ``transpose_`` of a square through TMA, one pair of mirrored B x B tiles (i <= j) per program."""
+    p = tl.program_id(0)
+    j = ((tl.sqrt((8 * p + 1).to(tl.float32)) - 1) / 2).to(tl.int32)
+    j = tl.where((j + 1) * (j + 2) // 2 <= p, j + 1, j)
+    j = tl.where(j * (j + 1) // 2 > p, j - 1, j)
+    i = p - j * (j + 1) // 2
+    x = desc.load([i * B, j * B])
+    if i != j:
+        y = desc.load([j * B, i * B])
+        desc.store([j * B, i * B], tl.trans(x))
+        desc.store([i * B, j * B], tl.trans(y))
+    else:
+        desc.store([i * B, i * B], tl.trans(x))
+
+
+def tma_square(copy: float) -> None:
+    """Probe: transpose_ of squares through TMA against densela's current kernel, bit for bit."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    for n, dtype in [(5000, torch.float32), (8192, torch.float32), (5000, torch.float64), (8192, torch.float64),
+                     (5000, torch.bfloat16), (8192, torch.bfloat16)]:  # fmt: skip
+        x = torch.randn(n, n, device="cuda").to(dtype)
+        nbytes = 2 * x.numel() * x.element_size()
+        y = x.clone()
+        t_now = ms(lambda: dl.transpose_(y))
+        record(group="tma-square", n=n, dtype=str(dtype), who="current", pct=nbytes / t_now / 1e6 / copy * 100)
+        for b in (32, 64, 128) if x.element_size() < 8 else (16, 32, 64):
+            for warps in (2, 4, 8):
+                y = x.clone()
+                desc = TensorDescriptor(y, [n, n], [n, 1], [b, b])
+                tiles = triton.cdiv(n, b)
+                grid = (tiles * (tiles + 1) // 2,)
+
+                def run(grid=grid, desc=desc, b=b, warps=warps):
+                    _tma_square_kernel[grid](desc, b, num_warps=warps)
+
+                try:
+                    run()
+                    exact = bool(torch.equal(y, x.T))
+                    t = ms(run)
+                except Exception as e:
+                    print("skip", b, warps, type(e).__name__, str(e)[:200])
+                    continue
+                record(group="tma-square", n=n, dtype=str(dtype), tile=b, warps=warps, exact=exact,
+                       pct=nbytes / t / 1e6 / copy * 100)  # fmt: skip
 
 
 def main() -> None:

@@ -1510,17 +1510,18 @@ def test_panel_exchange_through_memory(
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
-@pytest.mark.parametrize("n", [17, 40, gpu_only(1000), gpu_only(4097)])
+@pytest.mark.parametrize("n", [17, 40, gpu_only(1000), gpu_only(4097), gpu_only(8192)])
 def test_lookahead_factors_like_lapack(monkeypatch: pytest.MonkeyPatch, n: int, dtype: torch.dtype) -> None:
-    """LOOKAHEAD: each column block factored with its interchanges confined to its columns (on a second stream on
-    a GPU, beside the trailing update), then applied to the rest: the same pivots as without it, and valid
-    factors. At n = 4097 float32 both paths choose another pivot than LAPACK's sgetrf at column 2449 (rounding
-    of a near tie: the factors agree bit for bit, H100 2026-11-23), so LAPACK's pivots are the reference up to
-    n = 1000 only."""
+    """Look-ahead (``LOOKAHEAD_FROM``, lowered here): each column block factored with its interchanges confined to
+    its columns (on a second stream on a GPU, beside the trailing update), then applied to the rest: the same pivots
+    as without it, and valid factors. At n = 4097 float32 both paths choose another pivot than LAPACK's sgetrf at
+    column 2449 (rounding of a near tie: the factors agree bit for bit, H100 2026-11-23), so LAPACK's pivots are the
+    reference up to n = 1000 only."""
     values = np.random.default_rng(n).standard_normal((n, n)).astype(NP_DTYPES[dtype])
     values[:, n // 3] *= 1e-3  # small entries: later pivots come from far below the diagonal
+    monkeypatch.setattr(densela.lu, "LOOKAHEAD_FROM", n + 1)
     plain = dl.lu_factor(values)[1]
-    monkeypatch.setattr(densela.lu, "LOOKAHEAD", True)
+    monkeypatch.setattr(densela.lu, "LOOKAHEAD_FROM", 1)
     finish, calls = densela.lu._finish_block, []
 
     def counted(work: object, k: int, end: int) -> None:
@@ -1529,11 +1530,29 @@ def test_lookahead_factors_like_lapack(monkeypatch: pytest.MonkeyPatch, n: int, 
 
     monkeypatch.setattr(densela.lu, "_finish_block", counted)
     lu, piv = dl.lu_factor(values)
-    assert len(calls) == cdiv(n, densela.lu._blocks()[0]), "the look-ahead path was not taken"
+    assert len(calls) == cdiv(n, densela.lu._blocks(n)[0]), "the look-ahead path was not taken"
     assert_pivots_match(piv, plain, f"n={n}, against the factorization without look-ahead")
     if n <= 1000:
         assert_pivots_match(piv, scipy_factor(values, dtype)[1], f"n={n}")
     assert_lu_valid(values, lu, piv, dtype, f"n={n}")
+
+
+@pytest.mark.large
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("n", [1000, 2049])
+def test_large_blocks_factor_like_lapack(monkeypatch: pytest.MonkeyPatch, n: int, dtype: torch.dtype) -> None:
+    """LARGE_BLOCKS (three levels of blocks, taken from LARGE_FROM on; lowered here), with and without look-ahead:
+    LAPACK's pivots and valid factors."""
+    values = np.random.default_rng(n + 1).standard_normal((n, n)).astype(NP_DTYPES[dtype])
+    values[:, n // 5] *= 1e-3
+    monkeypatch.setattr(densela.lu, "LARGE_FROM", n)
+    assert len(densela.lu._blocks(n)) == 3
+    reference = scipy_factor(values, dtype)[1]
+    for ahead in (n + 1, n):
+        monkeypatch.setattr(densela.lu, "LOOKAHEAD_FROM", ahead)
+        lu, piv = dl.lu_factor(values)
+        assert_pivots_match(piv, reference, f"n={n}, look-ahead from {ahead}")
+        assert_lu_valid(values, lu, piv, dtype, f"n={n}, look-ahead from {ahead}")
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])

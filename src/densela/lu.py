@@ -49,6 +49,12 @@ tensor cores, or operands rounded to bfloat16 multiplied on TF32 tensor cores, f
 
 BLOCKS = (128, 32)
 """Column-block widths of the recursive blocked factorization, widest first; the last is the panel kernel's."""
+LARGE_BLOCKS = (256, 128, 32)
+LARGE_FROM = 16384
+"""Matrices whose smaller side is at least LARGE_FROM take LARGE_BLOCKS: a trailing update of inner dimension 256
+reads and writes A22 half as often per flop. H100, 2026-11-25 (bench-results/nvidia-h100/2026-11-25-lookahead/), with
+look-ahead: n = 16384 float64 163 ms against 181 with BLOCKS, float32 155 against 156; at 8192 no faster (float64
+47.4 against 47.3 ms, float32 39.7 against 37.5)."""
 INTERPRET_BLOCKS = (16, 8)
 """The same under Triton's interpreter, narrow so that small test matrices take every path."""
 SOLVE_BLOCK = 32
@@ -79,11 +85,14 @@ PANEL_PROGRAMS_PER_SM = 1
 programs of PANEL_ROWS rows are one warp each, so a few fit on an SM). With one per SM a panel taller than
 132 x 32 rows gets programs of 64 or 128 rows (2 or 4 warps), whose cross-warp steps cost more per column
 (m = 16384 float64: 5.9 us per column against 3.0 at m = 4096 with 32 rows per program, H100, 2026-11-23)."""
-LOOKAHEAD = False
-"""Factor one square matrix with look-ahead (``_factor_ahead``: the next column block on a second stream
-during the trailing update). Off until timed on a GPU: the panel kernel's grid-wide wait then shares the
-GPU with a GEMM, whose CTAs hold SMs until they finish (no deadlock, since they wait on nothing, but the
-overlap is unmeasured)."""
+LOOKAHEAD_FROM = 8192
+"""Square matrices of at least this order are factored with look-ahead (``_factor_ahead``: the next column block on
+a second stream of higher priority during the trailing update). The panel kernel's grid-wide wait then shares the
+GPU with a GEMM, whose CTAs hold SMs until they finish (no deadlock: they wait on nothing). H100, 2026-11-25
+(bench-results/nvidia-h100/2026-11-25-lookahead/): n = 8192 float64 47.3 ms against 52.8 without, float32 37.5
+against 40.2; 16384 (LARGE_BLOCKS) 163 against 188 and 155 against 160; n = 4096 1.5-3% slower (17.3 against 17.1
+ms, 13.7 against 13.3), so not below 8192. At the default stream priority it had gained at most 2% (51.8 ms at
+8192 float64)."""
 EAGER_BATCH_BYTES = 192 << 20
 """Batches of at least this many bytes are factored launch by launch in their result rather than by a graph replay in
 static buffers, whose copies in and out cost more than the launches' host time: H100, 2026-11-24
@@ -364,7 +373,7 @@ def factor(
         return replayed("lu_factor", (), (warp,), (src,), None, lambda: _factor_small(call, src, False, warp))
     if eager:
         return _factor_eager(call, src if in_place else column_major(src, call.run_device, check), precision)
-    tuning = (_blocks(), BATCHED_BYTES, PANEL_ROWS, PANEL_PROGRAMS_PER_SM, LOOKAHEAD)
+    tuning = (_blocks(min(m, n)), BATCHED_BYTES, PANEL_ROWS, PANEL_PROGRAMS_PER_SM, LOOKAHEAD_FROM)
     key = ("lu_factor", src.shape, src.dtype, call.run_device, precision, *tuning)
 
     def make() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -482,17 +491,18 @@ def _whole(a: torch.Tensor) -> bool:
 def _run_factor(a: torch.Tensor, piv: torch.Tensor, info: torch.Tensor, precision: str) -> None:
     """The launches that factor the column-major (batch, m, n) ``a`` (info zero on entry)."""
     batch, m, n = a.shape
+    blocks = _blocks(min(m, n))
     if batch > 1 and _whole(a):
         _launch_panel(a, piv, info, 0, None)
-    elif batch > 1 and _pow2(m) * _blocks()[-1] <= ONE_PROGRAM_ELEMENTS:
-        _factor_columns(_Work(a, piv, info, precision), 0, n, _blocks(), n)
+    elif batch > 1 and _pow2(m) * blocks[-1] <= ONE_PROGRAM_ELEMENTS:
+        _factor_columns(_Work(a, piv, info, precision), 0, n, blocks, n)
     else:
         for i in range(batch):
             work = _Work(a[i : i + 1], piv[i : i + 1], info[i : i + 1], precision)
-            if LOOKAHEAD and m == n and len(_blocks()) > 1:
-                _factor_ahead(work, _blocks())
+            if m == n >= LOOKAHEAD_FROM and len(blocks) > 1:
+                _factor_ahead(work, blocks)
             else:
-                _factor_columns(work, 0, n, _blocks(), n)
+                _factor_columns(work, 0, n, blocks, n)
 
 
 @dataclass
@@ -569,14 +579,18 @@ _SIDE_STREAMS: dict[torch.device, torch.cuda.Stream] = {}
 
 
 def _side_stream(device: torch.device) -> torch.cuda.Stream:
-    """The second stream of ``_factor_ahead`` on ``device``, created once."""
+    """The second stream of ``_factor_ahead`` on ``device``, created once, at a higher priority than the default
+    stream: the block scheduler then places the panel's programs as soon as SMs free up, ahead of the trailing
+    update's remaining tiles (H100, 2026-11-25: n = 8192 float64 47.4 ms against 51.8 at the default priority,
+    16384 180.6 against 205.0)."""
     if device not in _SIDE_STREAMS:
-        _SIDE_STREAMS[device] = torch.cuda.Stream(device)
+        _SIDE_STREAMS[device] = torch.cuda.Stream(device, priority=-1)
     return _SIDE_STREAMS[device]
 
 
-def _blocks() -> tuple[int, ...]:
-    return INTERPRET_BLOCKS if INTERPRET else BLOCKS
+def _blocks(side: int) -> tuple[int, ...]:
+    """The block widths for a matrix whose smaller side is ``side``."""
+    return INTERPRET_BLOCKS if INTERPRET else LARGE_BLOCKS if side >= LARGE_FROM else BLOCKS
 
 
 def _factor_columns(work: _Work, col0: int, width: int, blocks: tuple[int, ...], solve_end: int) -> None:
