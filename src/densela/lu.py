@@ -47,14 +47,23 @@ REFINE_MODES = {"fp32": "ieee", "tf32": "tf32", "bf16": "bf16"}
 """Refinement modes of ``solve``: the arithmetic of its float32 factorization's block updates (FP32 FMA, TF32
 tensor cores, or operands rounded to bfloat16 multiplied on TF32 tensor cores, float32 accumulation)."""
 
-BLOCKS = (128, 32)
-"""Column-block widths of the recursive blocked factorization, widest first; the last is the panel kernel's."""
-LARGE_BLOCKS = (256, 128, 32)
+BLOCKS = (128, 16)
+"""Column-block widths of the recursive blocked factorization of one matrix, widest first; the last is the panel
+kernel's. Panels of 16 columns rather than 32 (H100, 2026-11-25, bench-results/nvidia-h100/2026-11-25-lookahead/,
+GPU time of replays): n = 1000 float64 3.15 ms against 4.09, float32 2.73 against 2.90; 2048 6.64 against 7.12 and
+5.27 against 5.76; 4096 16.3 against 17.1 and 12.7 against 13.4; 8192 (look-ahead) 44.6 against 47.3 and 36.7
+against 37.6: the panel kernel's time per column falls with its width (fewer registers and updates per row), more
+than the narrower updates cost."""
+LARGE_BLOCKS = (256, 128, 16)
 LARGE_FROM = 16384
 """Matrices whose smaller side is at least LARGE_FROM take LARGE_BLOCKS: a trailing update of inner dimension 256
 reads and writes A22 half as often per flop. H100, 2026-11-25 (bench-results/nvidia-h100/2026-11-25-lookahead/), with
-look-ahead: n = 16384 float64 163 ms against 181 with BLOCKS, float32 155 against 156; at 8192 no faster (float64
-47.4 against 47.3 ms, float32 39.7 against 37.5)."""
+look-ahead: n = 16384 float64 151.6 ms against 168.0 with BLOCKS (163.2 with (256, 128, 32)), float32 151.1 against
+152.6; at 8192 no faster (float64 44.6 against 44.6 ms, float32 39.0 against 36.7)."""
+BATCH_BLOCKS = (128, 32)
+"""The block widths for a batch factored through the blocked algorithm (each launch over the whole batch): there
+16-column panels halved the panel kernel's time but their updates of inner dimension 16 cost more than that (10000
+matrices of 128 x 128 float64, H100, 2026-11-24: panels 4.04 -> 2.55 ms, updates 1.21 -> 2.84)."""
 INTERPRET_BLOCKS = (16, 8)
 """The same under Triton's interpreter, narrow so that small test matrices take every path."""
 SOLVE_BLOCK = 32
@@ -89,10 +98,10 @@ LOOKAHEAD_FROM = 8192
 """Square matrices of at least this order are factored with look-ahead (``_factor_ahead``: the next column block on
 a second stream of higher priority during the trailing update). The panel kernel's grid-wide wait then shares the
 GPU with a GEMM, whose CTAs hold SMs until they finish (no deadlock: they wait on nothing). H100, 2026-11-25
-(bench-results/nvidia-h100/2026-11-25-lookahead/): n = 8192 float64 47.3 ms against 52.8 without, float32 37.5
-against 40.2; 16384 (LARGE_BLOCKS) 163 against 188 and 155 against 160; n = 4096 1.5-3% slower (17.3 against 17.1
-ms, 13.7 against 13.3), so not below 8192. At the default stream priority it had gained at most 2% (51.8 ms at
-8192 float64)."""
+(bench-results/nvidia-h100/2026-11-25-lookahead/): n = 8192 float64 44.6 ms against 48.1 without, float32 36.7
+against 38.4 (blocks of 128, 16; with 128, 32: 47.3 against 52.8 and 37.5 against 40.2); n = 4096 1-2% slower (16.5
+against 16.3 ms, 13.0 against 12.7), so not below 8192. At the default stream priority it had gained at most 2%
+(51.8 ms against 52.8 at 8192 float64, blocks of 128, 32)."""
 EAGER_BATCH_BYTES = 192 << 20
 """Batches of at least this many bytes are factored launch by launch in their result rather than by a graph replay in
 static buffers, whose copies in and out cost more than the launches' host time: H100, 2026-11-24
@@ -373,7 +382,7 @@ def factor(
         return replayed("lu_factor", (), (warp,), (src,), None, lambda: _factor_small(call, src, False, warp))
     if eager:
         return _factor_eager(call, src if in_place else column_major(src, call.run_device, check), precision)
-    tuning = (_blocks(min(m, n)), BATCHED_BYTES, PANEL_ROWS, PANEL_PROGRAMS_PER_SM, LOOKAHEAD_FROM)
+    tuning = (_blocks(min(m, n)), BATCH_BLOCKS, BATCHED_BYTES, PANEL_ROWS, PANEL_PROGRAMS_PER_SM, LOOKAHEAD_FROM)
     key = ("lu_factor", src.shape, src.dtype, call.run_device, precision, *tuning)
 
     def make() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -494,8 +503,8 @@ def _run_factor(a: torch.Tensor, piv: torch.Tensor, info: torch.Tensor, precisio
     blocks = _blocks(min(m, n))
     if batch > 1 and _whole(a):
         _launch_panel(a, piv, info, 0, None)
-    elif batch > 1 and _pow2(m) * blocks[-1] <= ONE_PROGRAM_ELEMENTS:
-        _factor_columns(_Work(a, piv, info, precision), 0, n, blocks, n)
+    elif batch > 1 and _pow2(m) * _blocks(0, batched=True)[-1] <= ONE_PROGRAM_ELEMENTS:
+        _factor_columns(_Work(a, piv, info, precision), 0, n, _blocks(0, batched=True), n)
     else:
         for i in range(batch):
             work = _Work(a[i : i + 1], piv[i : i + 1], info[i : i + 1], precision)
@@ -588,9 +597,11 @@ def _side_stream(device: torch.device) -> torch.cuda.Stream:
     return _SIDE_STREAMS[device]
 
 
-def _blocks(side: int) -> tuple[int, ...]:
-    """The block widths for a matrix whose smaller side is ``side``."""
-    return INTERPRET_BLOCKS if INTERPRET else LARGE_BLOCKS if side >= LARGE_FROM else BLOCKS
+def _blocks(side: int, batched: bool = False) -> tuple[int, ...]:
+    """The block widths for a matrix whose smaller side is ``side``, or (``batched``) for a batch factored together."""
+    if INTERPRET:
+        return INTERPRET_BLOCKS
+    return BATCH_BLOCKS if batched else LARGE_BLOCKS if side >= LARGE_FROM else BLOCKS
 
 
 def _factor_columns(work: _Work, col0: int, width: int, blocks: tuple[int, ...], solve_end: int) -> None:
