@@ -117,7 +117,7 @@ def timing(sizes: list[int], blocks: list[tuple[int, ...]]) -> None:
             torch.backends.cuda.preferred_linalg_library("default")
             variants = ((b, r, p, la) for b in blocks for r in PANEL_ROWS for p in PANEL_PER_SM for la in LOOKAHEAD)
             for blk, rows, per_sm, ahead in variants:
-                lu_module.BLOCKS = lu_module.LARGE_BLOCKS = blk
+                lu_module.BLOCKS = lu_module.LARGE_BLOCKS = lu_module.SMALL_BLOCKS = blk
                 lu_module.PANEL_ROWS, lu_module.PANEL_PROGRAMS_PER_SM = rows, per_sm
                 lu_module.LOOKAHEAD_FROM = 1 if ahead else n + 1
                 lu, piv, _ = dl.lu_factor_ex(a)
@@ -217,7 +217,7 @@ def print_kernels(kernels: dict[str, list[float]], top: int = 8) -> None:
 def profile(sizes: list[int], blocks: tuple[int, ...]) -> None:
     """GPU time per kernel of one replayed factorization (torch.profiler), the host time of one call (until it
     returns, before the GPU finishes) and the wall time per call."""
-    lu_module.BLOCKS = blocks
+    lu_module.BLOCKS = lu_module.LARGE_BLOCKS = lu_module.SMALL_BLOCKS = blocks
     for n in sizes:
         for dtype in (torch.float64, torch.float32):
             a = torch.randn(n, n, dtype=dtype, device=DEV)

@@ -1530,7 +1530,7 @@ def test_lookahead_factors_like_lapack(monkeypatch: pytest.MonkeyPatch, n: int, 
 
     monkeypatch.setattr(densela.lu, "_finish_block", counted)
     lu, piv = dl.lu_factor(values)
-    assert len(calls) == cdiv(n, densela.lu._blocks(n)[0]), "the look-ahead path was not taken"
+    assert len(calls) == cdiv(n, densela.lu._blocks(n, n)[0]), "the look-ahead path was not taken"
     assert_pivots_match(piv, plain, f"n={n}, against the factorization without look-ahead")
     if n <= 1000:
         assert_pivots_match(piv, scipy_factor(values, dtype)[1], f"n={n}")
@@ -1546,7 +1546,7 @@ def test_large_blocks_factor_like_lapack(monkeypatch: pytest.MonkeyPatch, n: int
     values = np.random.default_rng(n + 1).standard_normal((n, n)).astype(NP_DTYPES[dtype])
     values[:, n // 5] *= 1e-3
     monkeypatch.setattr(densela.lu, "LARGE_FROM", n)
-    assert len(densela.lu._blocks(n)) == 3
+    assert len(densela.lu._blocks(n, n)) == 3
     reference = scipy_factor(values, dtype)[1]
     for ahead in (n + 1, n):
         monkeypatch.setattr(densela.lu, "LOOKAHEAD_FROM", ahead)

@@ -60,6 +60,12 @@ LARGE_FROM = 16384
 reads and writes A22 half as often per flop. H100, 2026-11-25 (bench-results/nvidia-h100/2026-11-25-lookahead/), with
 look-ahead: n = 16384 float64 151.6 ms against 168.0 with BLOCKS (163.2 with (256, 128, 32)), float32 151.1 against
 152.6; at 8192 no faster (float64 44.6 against 44.6 ms, float32 39.0 against 36.7)."""
+SMALL_BLOCKS = (128, 8)
+SMALL_ROWS = 1024
+"""Matrices of at most SMALL_ROWS rows take SMALL_BLOCKS: a panel of 8 columns then fits one program
+(ONE_PROGRAM_ELEMENTS), which needs no grid-wide exchange per column. H100, 2026-11-25 (run8 in
+bench-results/nvidia-h100/2026-11-25-lookahead/): n = 1000 float32 2.10 ms against 2.68 with BLOCKS, float64 3.03
+against 3.12; at 2048 and above 8 columns lost to 16 (2048 float64 6.88 against 6.58 ms)."""
 BATCH_BLOCKS = (128, 32)
 """The block widths for a batch factored through the blocked algorithm (each launch over the whole batch): there
 16-column panels halved the panel kernel's time but their updates of inner dimension 16 cost more than that (10000
@@ -382,7 +388,7 @@ def factor(
         return replayed("lu_factor", (), (warp,), (src,), None, lambda: _factor_small(call, src, False, warp))
     if eager:
         return _factor_eager(call, src if in_place else column_major(src, call.run_device, check), precision)
-    tuning = (_blocks(min(m, n)), BATCH_BLOCKS, BATCHED_BYTES, PANEL_ROWS, PANEL_PROGRAMS_PER_SM, LOOKAHEAD_FROM)
+    tuning = (_blocks(m, n), BATCH_BLOCKS, BATCHED_BYTES, PANEL_ROWS, PANEL_PROGRAMS_PER_SM, LOOKAHEAD_FROM)
     key = ("lu_factor", src.shape, src.dtype, call.run_device, precision, *tuning)
 
     def make() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -500,11 +506,11 @@ def _whole(a: torch.Tensor) -> bool:
 def _run_factor(a: torch.Tensor, piv: torch.Tensor, info: torch.Tensor, precision: str) -> None:
     """The launches that factor the column-major (batch, m, n) ``a`` (info zero on entry)."""
     batch, m, n = a.shape
-    blocks = _blocks(min(m, n))
+    blocks = _blocks(m, n)
     if batch > 1 and _whole(a):
         _launch_panel(a, piv, info, 0, None)
-    elif batch > 1 and _pow2(m) * _blocks(0, batched=True)[-1] <= ONE_PROGRAM_ELEMENTS:
-        _factor_columns(_Work(a, piv, info, precision), 0, n, _blocks(0, batched=True), n)
+    elif batch > 1 and _pow2(m) * _blocks(m, n, batched=True)[-1] <= ONE_PROGRAM_ELEMENTS:
+        _factor_columns(_Work(a, piv, info, precision), 0, n, _blocks(m, n, batched=True), n)
     else:
         for i in range(batch):
             work = _Work(a[i : i + 1], piv[i : i + 1], info[i : i + 1], precision)
@@ -597,11 +603,13 @@ def _side_stream(device: torch.device) -> torch.cuda.Stream:
     return _SIDE_STREAMS[device]
 
 
-def _blocks(side: int, batched: bool = False) -> tuple[int, ...]:
-    """The block widths for a matrix whose smaller side is ``side``, or (``batched``) for a batch factored together."""
+def _blocks(m: int, n: int, batched: bool = False) -> tuple[int, ...]:
+    """The block widths for an m x n matrix, or (``batched``) for a batch of them factored together."""
     if INTERPRET:
         return INTERPRET_BLOCKS
-    return BATCH_BLOCKS if batched else LARGE_BLOCKS if side >= LARGE_FROM else BLOCKS
+    if batched:
+        return BATCH_BLOCKS
+    return LARGE_BLOCKS if min(m, n) >= LARGE_FROM else SMALL_BLOCKS if m <= SMALL_ROWS else BLOCKS
 
 
 def _factor_columns(work: _Work, col0: int, width: int, blocks: tuple[int, ...], solve_end: int) -> None:
