@@ -2,13 +2,14 @@
 and MAGMA paths, for block-width variants. Writes $OUT/lu-explore.jsonl and prints a table.
 
 Usage: python scripts/lu-explore.py [check] [time] [panel] [profile] [batched] [warp] [batch-profile] [whole]
-       [refine] [solve] [ahead] [batch-blocks] [eager-bytes] [small-host] [--sizes 1000,4096]
+       [refine] [solve] [batch-blocks] [eager-bytes] [small-host] [--sizes 1000,4096]
        [--blocks 128,32 256,32] [--inverse-blocks 128,256,512]
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import os
@@ -28,8 +29,9 @@ DEV = "cuda"
 OUT = os.environ.get("OUT", ".")
 PANEL_ROWS = [32]
 PANEL_PER_SM = [1]
-LOOKAHEAD = [False]
-LOOKAHEAD_FROM = lu_module.LOOKAHEAD_FROM
+LOOKAHEAD: list[bool | None] = [None]
+PRIORITY = [-1]
+PANEL_CAP = [0]
 
 
 def record(**row: object) -> None:
@@ -105,7 +107,12 @@ def vendor(name: str, a: torch.Tensor, check: bool = True):
     return run
 
 
-def timing(sizes: list[int], blocks: list[tuple[int, ...]]) -> None:
+def timing(sizes: list[int], blocks: list[tuple[int, ...] | None]) -> None:
+    """GPU time of lu_factor_ex replays against cuSOLVER and MAGMA for every combination of the block widths (None:
+    the library's choice by size), panel rows, programs per SM, look-ahead, the side stream's priority and a cap on
+    the panel's programs (0: none); each variant's pivots are compared with the first variant's."""
+    sms = lu_module.multiprocessors
+    defaults = (lu_module.BLOCKS, lu_module.LARGE_BLOCKS, lu_module.SMALL_BLOCKS, lu_module.LOOKAHEAD_FROM)
     for n in sizes:
         for dtype in (torch.float64, torch.float32):
             a = torch.randn(n, n, dtype=dtype, device=DEV)
@@ -115,57 +122,35 @@ def timing(sizes: list[int], blocks: list[tuple[int, ...]]) -> None:
                     continue
                 base[name] = bench(vendor(name, a))[0]
             torch.backends.cuda.preferred_linalg_library("default")
-            variants = ((b, r, p, la) for b in blocks for r in PANEL_ROWS for p in PANEL_PER_SM for la in LOOKAHEAD)
-            for blk, rows, per_sm, ahead in variants:
-                lu_module.BLOCKS = lu_module.LARGE_BLOCKS = lu_module.SMALL_BLOCKS = blk
+            reference = None
+            variants = itertools.product(blocks, PANEL_ROWS, PANEL_PER_SM, LOOKAHEAD, PRIORITY, PANEL_CAP)
+            for blk, rows, per_sm, ahead, priority, cap in variants:
+                widths = defaults[:3] if blk is None else [blk] * 3
+                lu_module.BLOCKS, lu_module.LARGE_BLOCKS, lu_module.SMALL_BLOCKS = widths
                 lu_module.PANEL_ROWS, lu_module.PANEL_PROGRAMS_PER_SM = rows, per_sm
-                lu_module.LOOKAHEAD_FROM = 1 if ahead else n + 1
+                lu_module.LOOKAHEAD_FROM = defaults[3] if ahead is None else 1 if ahead else n + 1
+                lu_module._SIDE_STREAMS[a.device] = torch.cuda.Stream(a.device, priority=priority)
+                lu_module.multiprocessors = lambda device, cap=cap: min(cap or sms(device), sms(device))
+                dl.tuning.clear_cache()  # the graphs recorded for the variant before
                 lu, piv, _ = dl.lu_factor_ex(a)
                 ratio_ok = lu_ratio(a, lu, piv) < 30  # the variant factors correctly before it is timed
+                reference = piv if reference is None else reference
+                same = bool(torch.equal(piv, reference))
                 ms = bench(partial(dl.lu_factor_ex, a))[0]
                 ratio = base["cusolver"] / ms
                 print(
-                    f"time n={n} {str(dtype)[6:]} blocks={blk} rows={rows} per SM={per_sm} look-ahead={ahead}: "
-                    f"densela {ms:.2f} ms, cusolver {base['cusolver']:.2f} ({ratio:.2f}x), "
-                    f"magma {base.get('magma', math.nan):.2f}, lu ratio < 30 {ratio_ok}"
+                    f"time n={n} {str(dtype)[6:]} blocks={blk or 'default'} rows={rows} per SM={per_sm} "
+                    f"look-ahead={ahead} priority={priority} panel cap={cap}: densela {ms:.2f} ms, cusolver "
+                    f"{base['cusolver']:.2f} ({ratio:.2f}x), magma {base.get('magma', math.nan):.2f}, lu ratio < 30 "
+                    f"{ratio_ok}, pivots as the first variant's {same}"
                 )
                 vendors = {f"{k}_ms": v for k, v in base.items()}
                 record(kind="time", n=n, dtype=str(dtype), blocks=blk, panel_rows=rows, panel_per_sm=per_sm,
-                       lookahead=ahead, densela_ms=ms, lu_ratio_ok=ratio_ok, **vendors)  # fmt: skip
-
-
-def ahead(sizes: list[int]) -> None:
-    """Look-ahead (``lu.LOOKAHEAD_FROM``) against the plain factorization, with the side stream at high priority and
-    the panels' programs capped (so that they can be resident beside the trailing GEMM's), GPU time of replays."""
-    original = lu_module.multiprocessors
-    sms = original(0)
-    variants = [("plain", False, 0, sms), ("ahead", True, 0, sms), ("ahead-prio", True, -1, sms)]
-    variants += [(f"ahead-prio-cap{c}", True, -1, c) for c in (16, 32, 64)]
-    variants += [(f"plain-cap{c}", False, 0, c) for c in (32, 64)]
-    for n in sizes:
-        for dtype in (torch.float64, torch.float32):
-            a = torch.randn(n, n, dtype=dtype, device=DEV)
-            base = bench(vendor("cusolver", a))[0]
-            torch.backends.cuda.preferred_linalg_library("default")
-            reference = None
-            for name, on, priority, cap in variants:
-                lu_module.LOOKAHEAD_FROM = 1 if on else n + 1
-                lu_module._SIDE_STREAMS.clear()
-                lu_module._SIDE_STREAMS[a.device] = torch.cuda.Stream(a.device, priority=priority)  # -1: the default
-                lu_module.multiprocessors = lambda device, cap=cap: min(cap, original(device))
-                dl.tuning.clear_cache()
-                lu, piv, _ = dl.lu_factor_ex(a)
-                ok = lu_ratio(a, lu, piv) < 30
-                if reference is None:
-                    reference = piv
-                same = bool(torch.equal(piv, reference))
-                ms = bench(partial(dl.lu_factor_ex, a))[0]
-                print(f"ahead n={n} {str(dtype)[6:]} {name}: {ms:.2f} ms, cusolver {base:.2f} ({base / ms:.2f}x), "
-                      f"lu ratio < 30 {ok}, pivots as plain {same}")  # fmt: skip
-                record(kind="ahead", n=n, dtype=str(dtype), variant=name, densela_ms=ms, cusolver_ms=base,
-                       lu_ratio_ok=ok, same_pivots=same)  # fmt: skip
-    lu_module.multiprocessors = original
-    lu_module.LOOKAHEAD_FROM = LOOKAHEAD_FROM
+                       lookahead=ahead, priority=priority, panel_cap=cap, densela_ms=ms, lu_ratio_ok=ratio_ok,
+                       same_pivots=same, **vendors)  # fmt: skip
+    lu_module.BLOCKS, lu_module.LARGE_BLOCKS, lu_module.SMALL_BLOCKS, lu_module.LOOKAHEAD_FROM = defaults
+    lu_module.multiprocessors = sms
+    lu_module._SIDE_STREAMS.clear()
     dl.tuning.clear_cache()
 
 
@@ -214,10 +199,11 @@ def print_kernels(kernels: dict[str, list[float]], top: int = 8) -> None:
         print(f"    {sum(times) / 1000:8.2f} ms  {len(times):6d} x {sum(times) / len(times):8.1f} us  {name}")
 
 
-def profile(sizes: list[int], blocks: tuple[int, ...]) -> None:
+def profile(sizes: list[int], blocks: tuple[int, ...] | None) -> None:
     """GPU time per kernel of one replayed factorization (torch.profiler), the host time of one call (until it
-    returns, before the GPU finishes) and the wall time per call."""
-    lu_module.BLOCKS = lu_module.LARGE_BLOCKS = lu_module.SMALL_BLOCKS = blocks
+    returns, before the GPU finishes) and the wall time per call; ``blocks`` None: the library's by size."""
+    if blocks is not None:
+        lu_module.BLOCKS = lu_module.LARGE_BLOCKS = lu_module.SMALL_BLOCKS = blocks
     for n in sizes:
         for dtype in (torch.float64, torch.float32):
             a = torch.randn(n, n, dtype=dtype, device=DEV)
@@ -334,17 +320,18 @@ def batch_profile() -> None:
             print(f"batch-host 1000 x {n} {name}: {per_call:.1f} us per call")
 
 
-def batch_blocks(blocks: list[tuple[int, ...]]) -> None:
-    """Batches on the blocked path: lu_factor_ex's GPU time at each of ``blocks`` (``lu.BLOCKS``: the recursion's
-    column-block widths, the last the panel's), GPU time per kernel, pivots against torch's on 200 matrices and the
-    LU test ratio."""
-    default = lu_module.BLOCKS
+def batch_blocks(blocks: list[tuple[int, ...] | None]) -> None:
+    """Batches on the blocked path: lu_factor_ex's GPU time at each of ``blocks`` (``lu.BATCH_BLOCKS``: the
+    recursion's column-block widths, the last the panel's; None: as it is), GPU time per kernel, pivots against
+    torch's on 200 matrices and the LU test ratio."""
+    default = lu_module.BATCH_BLOCKS
     for count, n in ((10000, 128), (10000, 100), (1000, 128)):
         for dtype in (torch.float64, torch.float32):
             a = torch.randn(count, n, n, dtype=dtype, device=DEV)
             ref_piv = (torch.linalg.lu_factor(a[:200])[1] - 1).to(torch.int32)
             for widths in blocks:
-                lu_module.BLOCKS = widths
+                lu_module.BATCH_BLOCKS = widths or default
+                dl.tuning.clear_cache()
                 try:
                     lu, piv, _ = dl.lu_factor_ex(a)
                     same = bool(torch.equal(piv[:200], ref_piv))
@@ -355,12 +342,12 @@ def batch_blocks(blocks: list[tuple[int, ...]]) -> None:
                     print(f"batch-blocks {count} x {n} {dtype} {widths}: {type(e).__name__} {e}"[:300])
                     continue
                 finally:
-                    lu_module.BLOCKS = default
+                    lu_module.BATCH_BLOCKS = default
                 times = {k: [len(v), sum(v) / 1000] for k, v in kernels.items()}
                 parts = ", ".join(f"{k.split('_kernel')[0]} {v[1]:.3f}" for k, v in times.items() if v[1] > 0.01)
                 print(f"batch-blocks {count} x {n} {str(dtype)[6:]} {widths}: {ms:.3f} ms ({parts}), pivots {same}, "
                       f"lu ratio {ratio:.2g}")  # fmt: skip
-                record(kind="batch-blocks", count=count, n=n, dtype=str(dtype), blocks=list(widths), ms=ms,
+                record(kind="batch-blocks", count=count, n=n, dtype=str(dtype), blocks=list(widths or default), ms=ms,
                        pivots_equal=same, lu_ratio=ratio, kernels=times)  # fmt: skip
 
 
@@ -535,26 +522,28 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("what", nargs="*", default=["check", "time"])
     p.add_argument("--sizes", default="1000,2048,4096")
-    p.add_argument("--blocks", nargs="*", default=["128,32"])
+    p.add_argument("--blocks", nargs="*", default=[], help="block widths, e.g. 128,16 256,128,16 (default: lu's)")
     p.add_argument("--panel-rows", default="32")
     p.add_argument("--panel-per-sm", default="1", help="most panel programs per SM (lu.PANEL_PROGRAMS_PER_SM)")
-    p.add_argument("--lookahead", default="0", help="look-ahead off and on (lu.LOOKAHEAD_FROM) to time, e.g. 0,1")
+    p.add_argument("--lookahead", default="auto", help="look-ahead off and on to time, e.g. 0,1 (auto: lu's by size)")
+    p.add_argument("--priority", default="-1", help="priorities of look-ahead's side stream to time, e.g. 0,-1")
+    p.add_argument("--panel-cap", default="0", help="caps on the panel's programs to time (0: one per SM), e.g. 0,32")
     p.add_argument("--inverse-blocks", default=str(lu_module.INVERSE_BLOCK),
                    help="lu.INVERSE_BLOCK values to time the blocked lu_solve with, e.g. 128,256,512")  # fmt: skip
     args = p.parse_args()
     PANEL_ROWS[:] = [int(r) for r in args.panel_rows.split(",")]
     PANEL_PER_SM[:] = [int(p) for p in args.panel_per_sm.split(",")]
-    LOOKAHEAD[:] = [bool(int(x)) for x in args.lookahead.split(",")]
+    LOOKAHEAD[:] = [None if x == "auto" else bool(int(x)) for x in args.lookahead.split(",")]
+    PRIORITY[:] = [int(x) for x in args.priority.split(",")]
+    PANEL_CAP[:] = [int(x) for x in args.panel_cap.split(",")]
     sizes = [int(s) for s in args.sizes.split(",")]
-    blocks = [tuple(int(x) for x in b.split(",")) for b in args.blocks]
+    blocks = [tuple(int(x) for x in b.split(",")) for b in args.blocks] or [None]
     if "check" in args.what:
         check(sizes)
     if "time" in args.what:
         timing(sizes, blocks)
     if "panel" in args.what:
         panel(sizes)
-    if "ahead" in args.what:
-        ahead(sizes)
     if "profile" in args.what:
         profile(sizes, blocks[0])
     if "batched" in args.what:

@@ -506,11 +506,12 @@ def _whole(a: torch.Tensor) -> bool:
 def _run_factor(a: torch.Tensor, piv: torch.Tensor, info: torch.Tensor, precision: str) -> None:
     """The launches that factor the column-major (batch, m, n) ``a`` (info zero on entry)."""
     batch, m, n = a.shape
+    together = _blocks(m, n, batched=True)
     blocks = _blocks(m, n)
     if batch > 1 and _whole(a):
         _launch_panel(a, piv, info, 0, None)
-    elif batch > 1 and _pow2(m) * _blocks(m, n, batched=True)[-1] <= ONE_PROGRAM_ELEMENTS:
-        _factor_columns(_Work(a, piv, info, precision), 0, n, _blocks(m, n, batched=True), n)
+    elif batch > 1 and _pow2(m) * together[-1] <= ONE_PROGRAM_ELEMENTS:
+        _factor_columns(_Work(a, piv, info, precision), 0, n, together, n)
     else:
         for i in range(batch):
             work = _Work(a[i : i + 1], piv[i : i + 1], info[i : i + 1], precision)
