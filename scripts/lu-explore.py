@@ -32,6 +32,7 @@ PANEL_PER_SM = [1]
 LOOKAHEAD: list[bool | None] = [None]
 PRIORITY = [-1]
 PANEL_CAP = [0]
+DEPENDENT = [True]
 
 
 def record(**row: object) -> None:
@@ -123,8 +124,9 @@ def timing(sizes: list[int], blocks: list[tuple[int, ...] | None]) -> None:
                 base[name] = bench(vendor(name, a))[0]
             torch.backends.cuda.preferred_linalg_library("default")
             reference = None
-            variants = itertools.product(blocks, PANEL_ROWS, PANEL_PER_SM, LOOKAHEAD, PRIORITY, PANEL_CAP)
-            for blk, rows, per_sm, ahead, priority, cap in variants:
+            variants = itertools.product(blocks, PANEL_ROWS, PANEL_PER_SM, LOOKAHEAD, PRIORITY, PANEL_CAP, DEPENDENT)
+            for blk, rows, per_sm, ahead, priority, cap, dependent in variants:
+                lu_module.DEPENDENT_LAUNCHES = dependent
                 widths = defaults[:3] if blk is None else [blk] * 3
                 lu_module.BLOCKS, lu_module.LARGE_BLOCKS, lu_module.SMALL_BLOCKS = widths
                 lu_module.PANEL_ROWS, lu_module.PANEL_PROGRAMS_PER_SM = rows, per_sm
@@ -140,16 +142,18 @@ def timing(sizes: list[int], blocks: list[tuple[int, ...] | None]) -> None:
                 ratio = base["cusolver"] / ms
                 print(
                     f"time n={n} {str(dtype)[6:]} blocks={blk or 'default'} rows={rows} per SM={per_sm} "
-                    f"look-ahead={ahead} priority={priority} panel cap={cap}: densela {ms:.2f} ms, cusolver "
+                    f"look-ahead={ahead} priority={priority} panel cap={cap} dependent={dependent}: "
+                    f"densela {ms:.2f} ms, cusolver "
                     f"{base['cusolver']:.2f} ({ratio:.2f}x), magma {base.get('magma', math.nan):.2f}, lu ratio < 30 "
                     f"{ratio_ok}, pivots as the first variant's {same}"
                 )
                 vendors = {f"{k}_ms": v for k, v in base.items()}
                 record(kind="time", n=n, dtype=str(dtype), blocks=blk, panel_rows=rows, panel_per_sm=per_sm,
-                       lookahead=ahead, priority=priority, panel_cap=cap, densela_ms=ms, lu_ratio_ok=ratio_ok,
-                       same_pivots=same, **vendors)  # fmt: skip
+                       lookahead=ahead, priority=priority, panel_cap=cap, dependent=dependent, densela_ms=ms,
+                       lu_ratio_ok=ratio_ok, same_pivots=same, **vendors)  # fmt: skip
     lu_module.BLOCKS, lu_module.LARGE_BLOCKS, lu_module.SMALL_BLOCKS, lu_module.LOOKAHEAD_FROM = defaults
     lu_module.multiprocessors = sms
+    lu_module.DEPENDENT_LAUNCHES = True
     lu_module._SIDE_STREAMS.clear()
     dl.tuning.clear_cache()
 
@@ -528,6 +532,7 @@ def main() -> None:
     p.add_argument("--lookahead", default="auto", help="look-ahead off and on to time, e.g. 0,1 (auto: lu's by size)")
     p.add_argument("--priority", default="-1", help="priorities of look-ahead's side stream to time, e.g. 0,-1")
     p.add_argument("--panel-cap", default="0", help="caps on the panel's programs to time (0: one per SM), e.g. 0,32")
+    p.add_argument("--dependent", default="1", help="dependent launches off and on to time, e.g. 0,1")
     p.add_argument("--inverse-blocks", default=str(lu_module.INVERSE_BLOCK),
                    help="lu.INVERSE_BLOCK values to time the blocked lu_solve with, e.g. 128,256,512")  # fmt: skip
     args = p.parse_args()
@@ -536,6 +541,7 @@ def main() -> None:
     LOOKAHEAD[:] = [None if x == "auto" else bool(int(x)) for x in args.lookahead.split(",")]
     PRIORITY[:] = [int(x) for x in args.priority.split(",")]
     PANEL_CAP[:] = [int(x) for x in args.panel_cap.split(",")]
+    DEPENDENT[:] = [bool(int(x)) for x in args.dependent.split(",")]
     sizes = [int(s) for s in args.sizes.split(",")]
     blocks = [tuple(int(x) for x in b.split(",")) for b in args.blocks] or [None]
     if "check" in args.what:
@@ -545,6 +551,7 @@ def main() -> None:
     if "panel" in args.what:
         panel(sizes)
     if "profile" in args.what:
+        lu_module.DEPENDENT_LAUNCHES = DEPENDENT[0]
         profile(sizes, blocks[0])
     if "batched" in args.what:
         batched()

@@ -11,8 +11,10 @@ interpreter always takes that path.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import weakref
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 import torch
@@ -85,16 +87,21 @@ class Launcher:
 
     ``args`` are the kernel's runtime arguments in order; every later parameter (the constexprs) and the
     launch options (``num_warps``, ``num_stages``) come as keywords. A launch hook (Triton's profilers)
-    sends every launch through ``kernel[grid]`` so the hook sees it.
+    sends every launch through ``kernel[grid]`` so the hook sees it. ``dependent``: the kernel starts with
+    ``kernels.elementwise.wait_for_previous``, so that inside ``dependent_launches`` it may be launched as a
+    programmatic dependent launch.
     """
 
-    def __init__(self, kernel: Any) -> None:
+    def __init__(self, kernel: Any, dependent: bool = False) -> None:
         self.kernel = kernel
+        self.dependent = dependent
         self.names = kernel.arg_names
         self.compiled: dict[tuple, tuple[Any, tuple]] = {}
 
     def __call__(self, grid: tuple[int, ...], *args: Any, **kwargs: Any) -> None:
         entry = None
+        if self.dependent and getattr(_local, "dependent", False):
+            kwargs["launch_pdl"] = True
         if INTERPRET or _hooked():
             self.kernel[grid](*args, **kwargs)
         else:
@@ -135,6 +142,25 @@ class _Launch(NamedTuple):
 
 
 _local = threading.local()
+
+
+@contextlib.contextmanager
+def dependent_launches(on: bool = True) -> Iterator[None]:
+    """Within the block (``on``), kernels whose ``Launcher`` is ``dependent`` launch with CUDA's programmatic
+    stream serialization: the GPU starts placing a kernel's programs while the kernel before it still runs
+    (they wait in ``wait_for_previous``), which hides most of the gap between dependent launches, also in a
+    captured CUDA graph. Not in the interpreter, where nothing waits.
+
+    Example:
+        >>> with dependent_launches():
+        ...     pass  # the launches of a chain of small dependent kernels
+    """
+    before = getattr(_local, "dependent", False)
+    _local.dependent = on and not INTERPRET
+    try:
+        yield
+    finally:
+        _local.dependent = before
 
 
 class Plan:

@@ -46,8 +46,8 @@ from densela.tuning import (
     without_warp_specialization,
 )
 
-_TILES = Launcher(gemm_tiles_kernel)
-_TMA = Launcher(gemm_tma_kernel)
+_TILES = Launcher(gemm_tiles_kernel, dependent=True)
+_TMA = Launcher(gemm_tma_kernel, dependent=True)
 _WS = Launcher(gemm_ws_kernel)
 _SUM = Launcher(split_sum_kernel)
 

@@ -18,7 +18,7 @@ import torch
 
 from densela import _errors
 from densela._arrays import INTERPRET, Call, prepare
-from densela._launch import GRAPHS, Launcher, cdiv, replayed, scratch
+from densela._launch import GRAPHS, Launcher, cdiv, dependent_launches, replayed, scratch
 from densela.gemm import launch_gemm
 from densela.kernels.lu import (
     interchange_rows_kernel,
@@ -33,14 +33,17 @@ from densela.kernels.lu_warp import lu_warp_kernel
 from densela.transpose import launch_transpose
 from densela.tuning import multiprocessors
 
-_PANEL = Launcher(lu_panel_kernel)
+_PANEL = Launcher(lu_panel_kernel, dependent=True)
 _BATCHED = Launcher(lu_batched_kernel)
 _WARP = Launcher(lu_warp_kernel)
-_INTERCHANGE = Launcher(interchange_rows_kernel)
-_PERMUTE = Launcher(permute_solve_kernel)
-_SOLVE = Launcher(triangular_solve_kernel)
+_INTERCHANGE = Launcher(interchange_rows_kernel, dependent=True)
+_PERMUTE = Launcher(permute_solve_kernel, dependent=True)
+_SOLVE = Launcher(triangular_solve_kernel, dependent=True)
 _SWEEP = Launcher(sweep_solve_kernel)
 _MATVEC = Launcher(matvec_kernel)
+
+DEPENDENT_LAUNCHES = True
+"""Whether the factorization's kernels launch as programmatic dependent launches (``_launch.dependent_launches``)."""
 
 LU_DTYPES = (torch.float32, torch.float64)
 REFINE_MODES = {"fp32": "ieee", "tf32": "tf32", "bf16": "bf16"}
@@ -504,7 +507,14 @@ def _whole(a: torch.Tensor) -> bool:
 
 
 def _run_factor(a: torch.Tensor, piv: torch.Tensor, info: torch.Tensor, precision: str) -> None:
-    """The launches that factor the column-major (batch, m, n) ``a`` (info zero on entry)."""
+    """The launches that factor the column-major (batch, m, n) ``a`` (info zero on entry), as dependent launches
+    (``DEPENDENT_LAUNCHES``) on GPUs that have them (Hopper and later)."""
+    hopper = a.is_cuda and torch.cuda.get_device_capability(a.device) >= (9, 0)
+    with dependent_launches(DEPENDENT_LAUNCHES and hopper):
+        _run_factor_launches(a, piv, info, precision)
+
+
+def _run_factor_launches(a: torch.Tensor, piv: torch.Tensor, info: torch.Tensor, precision: str) -> None:
     batch, m, n = a.shape
     together = _blocks(m, n, batched=True)
     blocks = _blocks(m, n)

@@ -2,8 +2,27 @@
 
 from __future__ import annotations
 
+import os
+
 import triton
 import triton.language as tl
+from triton.language.extra.cuda import gdc_launch_dependents, gdc_wait
+from triton.language.target_info import cuda_capability_geq
+
+_GDC: tl.constexpr = tl.constexpr(os.environ.get("TRITON_INTERPRET", "0") != "1")
+
+
+@triton.jit
+def wait_for_previous():
+    """The first step of a kernel that ``_launch.Launcher(dependent=True)`` may launch as a programmatic dependent
+    launch (``_launch.dependent_launches``): wait until the kernel before it in the stream has finished and its
+    writes are visible, then let the kernel after it start its programs, which wait here in turn. Launched
+    without that attribute, both instructions return at once; the interpreter and GPUs before Hopper (no
+    ``griddepcontrol``) skip them. Nothing may read or write global memory before this call."""
+    if _GDC:
+        if cuda_capability_geq(9):
+            gdc_wait()
+            gdc_launch_dependents()
 
 
 @triton.jit

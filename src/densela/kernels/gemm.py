@@ -15,7 +15,7 @@ from __future__ import annotations
 import triton
 import triton.language as tl
 
-from densela.kernels.elementwise import multiple
+from densela.kernels.elementwise import multiple, wait_for_previous
 
 
 @triton.jit
@@ -95,6 +95,7 @@ def gemm_tiles_kernel(
     ``UPCAST`` converts operands to ACC_DTYPE before the dot (Triton's interpreter computes bf16 dots
     wrongly). ``INDEX_64`` widens offsets when an operand spans more than 2**31 elements.
     """
+    wait_for_previous()
     (M, N, K, LOAD_N, stride_ab, stride_am, stride_ak, stride_bb, stride_bk, stride_bn, stride_cb, stride_cm,
      stride_cn, stride_ob, stride_om, stride_on) = (
         multiple(M, HINTS[0]), multiple(N, HINTS[1]), multiple(K, HINTS[2]), multiple(LOAD_N, HINTS[3]),
@@ -229,6 +230,7 @@ def gemm_tma_kernel(
     column slices: the layout conversion before each store then holds only a slice in shared memory, which
     leaves room for pipeline stages.
     """
+    wait_for_previous()
     start = tl.program_id(0)
     num_m = tl.cdiv(M, BLOCK_M)
     num_n = tl.cdiv(N, BLOCK_N)

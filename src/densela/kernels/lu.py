@@ -6,6 +6,8 @@ import triton
 import triton.language as tl
 from triton.runtime.jit import constexpr_function
 
+from densela.kernels.elementwise import wait_for_previous
+
 
 @triton.jit
 def _first_max(value_a, index_a, part_a, value_b, index_b, part_b):
@@ -117,6 +119,7 @@ def lu_panel_kernel(
     ``ASM`` (not in the interpreter): the candidate row is stored from the registers that hold it
     (``_store_block``). Each column is one ``_panel_column``.
     """
+    wait_for_previous()
     pid = tl.program_id(0)
     mat = tl.program_id(1).to(tl.int64)
     a_ptr += mat * stride_ab
@@ -171,6 +174,7 @@ def interchange_rows_kernel(
     each where it ends: one permutation per group instead of LAPACK's laswp, which moves rows interchange
     after interchange. A row named twice is carried twice and written twice, to the same place.
     """
+    wait_for_previous()
     cols = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mat = tl.program_id(1).to(tl.int64)
     base = a_ptr + mat * stride_ab + cols[None, :].to(tl.int64) * stride_an
@@ -209,6 +213,7 @@ def triangular_solve_kernel(
     registers (for row-major B each thread holds whole columns, so no step talks to other threads), by
     ``_substitute`` with T loaded whole and the steps unrolled.
     """
+    wait_for_previous()
     mat = tl.program_id(1).to(tl.int64)
     t_ptr += mat * stride_tb
     b_ptr += mat * stride_bb
@@ -300,6 +305,7 @@ def permute_solve_kernel(
     as one permutation rather than K swaps in turn), and right of the panel solves the top K in registers
     (``_substitute``'s loop; GATHER: each step's row broadcast from its lane, for column-major ``A``).
     """
+    wait_for_previous()
     pid = tl.program_id(0)
     mat = tl.program_id(1).to(tl.int64)
     a_ptr += mat * stride_ab
