@@ -1081,7 +1081,8 @@ def test_lu_solve_blocked_matrix_types(dtype: torch.dtype, n: int, kind: str, mo
 @pytest.mark.parametrize("transposed", [False, True])
 def test_diagonal_inverses(block: int, n: int, transposed: bool, device: str) -> None:
     """The float64 inverses of the diagonal blocks of both triangles of a batch (float32, ``.mT`` views too),
-    the last block padded by the identity: 64-row blocks take two diagonal-block solves and a GEMM each."""
+    the last block padded by the identity: 64-row blocks take one launch of 32-row diagonal solves and a pair's
+    two GEMMs each."""
     # every triangle far from singular, with a unit diagonal too: small entries off the diagonal
     values = rounded(gaussian((2, n, n), "diagonal-inverses") / n + 2 * np.eye(n), torch.float32)
     t = place(values, torch.float32, device, "col")
@@ -1223,6 +1224,48 @@ def _column_below_float32(n: int, device: str, *key: object) -> tuple[torch.Tens
     assert not (a[:, n // 2] == 0).any() and (scaled[:, n // 2].astype(np.float32) == 0).all()
     b = gaussian((n,), "tiny-column-b", n, *key)
     return torch.from_numpy(a).to(device), torch.from_numpy(b).to(device)
+
+
+@pytest.mark.parametrize("n", [1, 4, 7, 9, 33, gpu_only(100), gpu_only(300)])
+@pytest.mark.parametrize("layout", ["col", "row", "strided"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_triangle_inverse(dtype: torch.dtype, layout: Layout, n: int, device: str, monkeypatch: pytest.MonkeyPatch):
+    """Inverses of both triangles of a batch of three, unit diagonal or not, against float64: diagonal blocks of
+    4 rows in the interpreter (32 on a GPU), combined in pairs of every size, the last pair of a size short; the
+    entries outside the triangle are never read into the result."""
+    if densela.lu.INTERPRET:
+        monkeypatch.setattr(densela.lu, "SOLVE_BLOCK", 4)
+    values = rounded(gaussian((3, n, n), "triangle-inverse") / n + 2 * np.eye(n), dtype)
+    t = place(values, dtype, device, layout)
+    t64 = torch.from_numpy(values)
+    for lower in (True, False):
+        for unit in (True, False):
+            part = torch.tril(t64) if lower else torch.triu(t64)
+            if unit:
+                part = part - torch.diag_embed(part.diagonal(dim1=-2, dim2=-1)) + torch.eye(n, dtype=torch.float64)
+            want = torch.linalg.inv(part)
+            got = densela.lu._triangle_inverse(t, lower=lower, unit=unit, precision="ieee")
+            assert got.dtype == dtype and got.is_contiguous() and tuple(got.shape) == (3, n, n)
+            bound = 8 * n * UNIT_ROUNDOFF[dtype] * float(want.abs().max())
+            np.testing.assert_allclose(f64_here(got).cpu().numpy(), want.numpy(), rtol=0, atol=bound,
+                                       err_msg=f"lower={lower} unit={unit}")  # fmt: skip
+
+
+@pytest.mark.parametrize("n", [37, gpu_only(1001)])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_lu_factor_block_rows_by_combined_inverses(
+    dtype: torch.dtype, n: int, device: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A factorization whose block rows U12 = L11^-1 A12 take inverses combined from pairs of inverted diagonal
+    blocks (4 rows in the interpreter, under blocks of 16 columns; 32 under 128 on a GPU): LAPACK's ratio and
+    pivots."""
+    if densela.lu.INTERPRET:
+        monkeypatch.setattr(densela.lu, "SOLVE_BLOCK", 4)
+    values = rounded(gaussian((n, n), "combined-inverses"), dtype)
+    a = place(values, dtype, device, "col")
+    lu, piv = dl.lu_factor(a)
+    assert_lu_valid(a, lu, piv, dtype, f"n={n}")
+    assert_pivots_match(piv, scipy_factor(values, dtype)[1], f"n={n}")
 
 
 @pytest.mark.parametrize("n", [1, 4, 7, 33, gpu_only(4097), gpu_only(8192)])

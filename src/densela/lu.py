@@ -735,13 +735,13 @@ def _update(l21: torch.Tensor, u12: torch.Tensor, a22: torch.Tensor, precision: 
     """``a22 -= l21 @ u12`` through densela's GEMM (nothing when a22 is empty)."""
     if a22.numel() == 0:
         return
-    _product(l21, u12, a22, 1.0, precision)
+    _product(l21, u12, a22, -1.0, 1.0, precision)
 
 
-def _product(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor, beta: float, precision: str) -> None:
-    """``out = beta * out - x @ y`` (beta 1, an update) or ``out = x @ y`` (beta 0, out not read) on
-    (batch, ., .) views: a batch of one as 2-D (which takes the TMA kernel), a column-major ``out`` through
-    the transposed views ``out.T = y.T @ x.T``, which are row-major."""
+def _product(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor, alpha: float, beta: float, precision: str) -> None:
+    """``out = beta * out + alpha * x @ y`` (beta 0: out not read) on (batch, ., .) views: a batch of one as 2-D
+    (which takes the TMA kernel), a column-major ``out`` through the transposed views ``out.T = y.T @ x.T``, which
+    are row-major."""
     if out.shape[0] == 1:
         x, y, out = x[0], y[0], out[0]
     if out.stride(-2) == 1 and out.stride(-1) != 1:
@@ -752,19 +752,44 @@ def _product(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor, beta: float, p
         x, y = x.to(torch.bfloat16).to(x.dtype), y.to(torch.bfloat16).to(y.dtype)
         precision = "tf32"
     precision = precision if x.dtype == torch.float32 else "ieee"
-    launch_gemm(x, y, out if beta else None, out, -1.0 if beta else 1.0, beta, precision)
+    launch_gemm(x, y, out if beta else None, out, alpha, beta, precision)
 
 
 def _solve_block_row(l11: torch.Tensor, u12: torch.Tensor, precision: str) -> None:
-    """``u12 <- L11^-1 u12`` for the unit lower triangle of ``l11``: the inverse (solved from an identity,
-    row-major so that each thread of the solve kernel owns a column: solving the column-major ``u12`` in place
-    took 2.5 times as long per launch on the H100), then one GEMM from a copy of ``u12``."""
+    """``u12 <- L11^-1 u12`` for the unit lower triangle of ``l11``: its inverse (``_triangle_inverse``), then one
+    GEMM from a copy of ``u12``."""
     batch, w, rest = u12.shape
-    inverse = torch.eye(w, dtype=u12.dtype, device=u12.device).expand(batch, w, w).contiguous()
-    _triangular_solve(l11, inverse, lower=True, unit=True, precision=precision)
+    inverse = _triangle_inverse(l11, lower=True, unit=True, precision=precision)
     copy = torch.empty((batch, w, rest), dtype=u12.dtype, device=u12.device)
     copy.copy_(u12)
-    _product(inverse, copy, u12, 0.0, precision)
+    _product(inverse, copy, u12, 1.0, 0.0, precision)
+
+
+def _triangle_inverse(t: torch.Tensor, *, lower: bool, unit: bool, precision: str) -> torch.Tensor:
+    """The inverse of the lower or upper triangle of each matrix of the (batch, n, n) ``t`` (its diagonal taken as
+    ones where ``unit``), a new row-major (batch, n, n) array: the diagonal blocks of SOLVE_BLOCK rows solved from
+    the identity in one launch of the triangular-solve kernel, then, as LAPACK's trtri, inverses of twice the size
+    from pairs of inverted ones, [A 0; C B]^-1 = [A^-1 0; -B^-1 C A^-1 B^-1] (for an upper triangle
+    [A C; 0 B]^-1 = [A^-1 -A^-1 C B^-1; 0 B^-1]), two GEMMs per pair. The block solves had run one after the
+    other, each behind the GEMM of the one before: n = 1000 float64 lost 0.76 of its 2.85 ms there (H200,
+    2026-11-26, bench-results/nvidia-h200/2026-11-26-pdl/)."""
+    batch, n, _ = t.shape
+    inverse = torch.eye(n, dtype=t.dtype, device=t.device).expand(batch, n, n).contiguous()
+    _launch_block_solve(t, inverse, lower, unit, diagonal=SOLVE_BLOCK)
+    s = SOLVE_BLOCK
+    while s < n:
+        for p in range(0, n - s, 2 * s):
+            q, e = p + s, min(p + 2 * s, n)
+            if lower:  # X21 = -X22 (L21 X11)
+                part = torch.empty((batch, e - q, s), dtype=t.dtype, device=t.device)
+                _product(t[:, q:e, p:q], inverse[:, p:q, p:q], part, 1.0, 0.0, precision)
+                _product(inverse[:, q:e, q:e], part, inverse[:, q:e, p:q], -1.0, 0.0, precision)
+            else:  # X12 = -X11 (U12 X22)
+                part = torch.empty((batch, s, e - q), dtype=t.dtype, device=t.device)
+                _product(t[:, p:q, q:e], inverse[:, q:e, q:e], part, 1.0, 0.0, precision)
+                _product(inverse[:, p:q, p:q], part, inverse[:, p:q, q:e], -1.0, 0.0, precision)
+        s *= 2
+    return inverse
 
 
 def _triangular_solve(t: torch.Tensor, b: torch.Tensor, *, lower: bool, unit: bool, precision: str) -> None:
@@ -781,15 +806,17 @@ def _triangular_solve(t: torch.Tensor, b: torch.Tensor, *, lower: bool, unit: bo
             _update(t[:, :s, s:e], b[:, s:e], b[:, :s], precision)
 
 
-def _launch_block_solve(t: torch.Tensor, b: torch.Tensor, lower: bool, unit: bool) -> None:
+def _launch_block_solve(t: torch.Tensor, b: torch.Tensor, lower: bool, unit: bool, diagonal: int = 0) -> None:
     """The triangular-solve kernel, ``SOLVE_COLUMNS`` columns a program; fastest for row-major ``b``, where each
-    thread holds whole columns."""
+    thread holds whole columns. ``diagonal``: every diagonal block of that many rows and columns of ``t`` and
+    ``b`` (square), all in one launch, instead of the whole of them."""
     batch, n, k = b.shape
-    _SOLVE((cdiv(k, SOLVE_COLUMNS), batch),
+    rows, columns, blocks = (min(n, diagonal), min(k, diagonal), cdiv(n, diagonal)) if diagonal else (n, k, 1)
+    _SOLVE((cdiv(columns, SOLVE_COLUMNS), batch, blocks),
         t, b,
-        n, k,
+        rows, columns, max(n, k), diagonal,
         *t.stride(), *b.stride(),
-        LOWER=lower, UNIT=unit, NB=max(2, _pow2(n)), BLOCK_K=SOLVE_COLUMNS,
+        LOWER=lower, UNIT=unit, NB=max(2, _pow2(rows)), BLOCK_K=SOLVE_COLUMNS,
         num_warps=1,
     )  # fmt: skip
 
@@ -845,7 +872,7 @@ def _inverse_solve(
     count = cdiv(n, block)
     for j in range(count) if lower else reversed(range(count)):
         s, e = j * block, min((j + 1) * block, n)
-        _product(inverses[:, j, : e - s, : e - s], src[:, s:e], dst[:, s:e], 0.0, "ieee")
+        _product(inverses[:, j, : e - s, : e - s], src[:, s:e], dst[:, s:e], 1.0, 0.0, "ieee")
         if lower:
             _update(t[:, e:, s:e], dst[:, s:e], src[:, e:], "ieee")
         else:
@@ -1047,8 +1074,7 @@ def _diagonal_inverses(t: torch.Tensor, block: int, *, unit_lower: bool) -> tupl
     """float64 inverses of the block x block diagonal blocks of the lower and of the upper triangle of each
     matrix of the (batch, n, n) ``t`` (the lower one's diagonal taken as ones when ``unit_lower``, else the
     upper one's), each (batch, blocks, block, block) row-major, the last block padded by the identity: every
-    block of the batch at once, solved from identities by ``_triangular_solve`` (block / SOLVE_BLOCK
-    diagonal-block solves and GEMMs per triangle)."""
+    block of the batch at once (``_triangle_inverse``)."""
     batch, n = t.shape[0], t.shape[-1]
     count, whole = cdiv(n, block), n // block
     diagonal = torch.eye(block, dtype=torch.float64, device=t.device).repeat(batch, count, 1, 1)
@@ -1060,12 +1086,9 @@ def _diagonal_inverses(t: torch.Tensor, block: int, *, unit_lower: bool) -> tupl
         rest = n - whole * block
         diagonal[:, whole, :rest, :rest] = t[:, whole * block :, whole * block :]
     diagonal = diagonal.reshape(batch * count, block, block)
-    inverses = []
-    for lower in (True, False):
-        inverse = torch.eye(block, dtype=torch.float64, device=t.device).repeat(batch * count, 1, 1)
-        _triangular_solve(diagonal, inverse, lower=lower, unit=lower == unit_lower, precision="ieee")
-        inverses.append(inverse.reshape(batch, count, block, block))
-    return inverses[0], inverses[1]
+    lower = _triangle_inverse(diagonal, lower=True, unit=unit_lower, precision="ieee")
+    upper = _triangle_inverse(diagonal, lower=False, unit=not unit_lower, precision="ieee")
+    return lower.reshape(batch, count, block, block), upper.reshape(batch, count, block, block)
 
 
 def _sweep_block() -> int:

@@ -19,10 +19,9 @@ def wait_for_previous():
     writes are visible, then let the kernel after it start its programs, which wait here in turn. Launched
     without that attribute, both instructions return at once; the interpreter and GPUs before Hopper (no
     ``griddepcontrol``) skip them. Nothing may read or write global memory before this call."""
-    if _GDC:
-        if cuda_capability_geq(9):
-            gdc_wait()
-            gdc_launch_dependents()
+    if _GDC and cuda_capability_geq(9):
+        gdc_wait()
+        gdc_launch_dependents()
 
 
 @triton.jit

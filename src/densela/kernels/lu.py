@@ -202,21 +202,27 @@ def interchange_rows_kernel(
 @triton.jit
 def triangular_solve_kernel(
     t_ptr, b_ptr,
-    N, K,
+    N, K, total, diagonal,
     stride_tb, stride_tm, stride_tn,
     stride_bb, stride_bm, stride_bn,
     LOWER: tl.constexpr, UNIT: tl.constexpr, NB: tl.constexpr, BLOCK_K: tl.constexpr,
 ):  # fmt: skip
     """Overwrites the N x K matrix B with T^-1 B for the triangle T (N <= NB; lower or upper, unit diagonal or not).
 
-    Program (q, b) solves columns [q * BLOCK_K, (q + 1) * BLOCK_K) of matrix b of a batch, holding them in
+    Program (q, b, d) solves columns [q * BLOCK_K, (q + 1) * BLOCK_K) of matrix b of a batch, holding them in
     registers (for row-major B each thread holds whole columns, so no step talks to other threads), by
-    ``_substitute`` with T loaded whole and the steps unrolled.
+    ``_substitute`` with T loaded whole and the steps unrolled. T and B start ``d * diagonal`` rows and columns
+    into the arrays given, and their sides end at ``total`` (N, K: at most): with ``diagonal`` = N = K, the
+    programs of each d solve the d-th diagonal block of every matrix, so one launch solves them all (``diagonal``
+    0 and ``total`` >= N, K: one block).
     """
     wait_for_previous()
     mat = tl.program_id(1).to(tl.int64)
-    t_ptr += mat * stride_tb
-    b_ptr += mat * stride_bb
+    first = tl.program_id(2) * diagonal
+    t_ptr += mat * stride_tb + first.to(tl.int64) * (stride_tm + stride_tn)
+    b_ptr += mat * stride_bb + first.to(tl.int64) * (stride_bm + stride_bn)
+    N = tl.minimum(N, total - first)
+    K = tl.minimum(K, total - first)
     r = tl.arange(0, NB)
     k = tl.program_id(0) * BLOCK_K + tl.arange(0, BLOCK_K)
     ptrs = b_ptr + r[:, None] * stride_bm + k[None, :].to(tl.int64) * stride_bn
