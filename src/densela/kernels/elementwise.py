@@ -9,6 +9,8 @@ import triton.language as tl
 from triton.language.extra.cuda import gdc_launch_dependents, gdc_wait
 from triton.language.target_info import cuda_capability_geq
 
+# Read here rather than from densela._arrays.INTERPRET: the kernel modules import nothing of the array layer. Needed
+# beside cuda_capability_geq: under the interpreter on a machine with a Hopper GPU that alone would say yes.
 _GDC: tl.constexpr = tl.constexpr(os.environ.get("TRITON_INTERPRET", "0") != "1")
 
 
