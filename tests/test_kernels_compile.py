@@ -326,18 +326,26 @@ def test_interchanges_compile_to_one_permutation_per_group(reverse: bool) -> Non
 
 @compiled
 @pytest.mark.parametrize("pointer", ["*fp64", "*fp32"])
-@pytest.mark.parametrize("grid_sync", [False, True], ids=["one-program", "grid"])
-def test_panel_kernel_stores_its_candidate_row_from_registers(pointer: str, grid_sync: bool) -> None:
+@pytest.mark.parametrize(
+    "grid_sync, shared", [(False, False), (False, True), (True, False)], ids=["one-program", "shared", "grid"]
+)
+def test_panel_kernel_stores_its_candidate_row_from_registers(pointer: str, grid_sync: bool, shared: bool) -> None:
     """lu_panel_kernel (128 rows over four warps, 32 columns): the candidate row leaves each column from the
     registers that hold it, not through a shared-memory copy of the whole block (32 stores a thread per column,
     Triton's layout for coalesced stores); with one program per panel its columns are unrolled, so that column j
-    updates only the 31 - j columns right of it (one FMA each, the comparisons folded away)."""
-    constants = dict(ROWS=128, NB=32, PARTS=128, GRID_SYNC=grid_sync, WRITE_PERM=True, ASM=True)
+    updates only the 31 - j columns right of it (one FMA each, the comparisons folded away). With SHARED the row
+    goes through the kernel's own static shared array (32 predicated stores and 32 loads a thread per column), not
+    through global memory."""
+    constants = dict(ROWS=128, NB=32, PARTS=128, GRID_SYNC=grid_sync, WRITE_PERM=True, ASM=True, SHARED=shared)
     pointers = {name: "*i32" for name in ("piv_ptr", "info_ptr", "perm_ptr", "at_ptr", "sync_ptr")}
     compiled = compile_hopper(lu_panel_kernel, pointer, constants, num_warps=4, pointers=pointers)
     ptx = compiled.asm["ptx"]
     assert compiled.metadata.shared <= 1024 and ".local" not in ptx  # the reductions' few bytes
     assert ptx.count(f"fma.rn.f{pointer[-2:]}") == (31 if grid_sync else 32 * 31 // 2)
+    stores = {"shared": ptx.count(f"st.shared.f{pointer[-2:]}"), "global": ptx.count(f"st.global.f{pointer[-2:]}")}
+    columns = 1 if grid_sync else 32  # the loop's one body, or the unrolled columns
+    assert stores == {"shared": 32 * 32 * shared, "global": 0 if shared else 32 * columns}
+    assert ("densela_shared[512]" in ptx) == shared and ptx.count(f"ld.shared.f{pointer[-2:]}") >= 32 * 32 * shared
 
 
 @compiled

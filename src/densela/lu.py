@@ -688,6 +688,7 @@ def _launch_panel(
         *panel.stride(),
         piv.stride(0), info.stride(0), perm.stride(0), scratch.stride(0),
         ROWS=rows_per, NB=nb, PARTS=parts, GRID_SYNC=sync, WRITE_PERM=work is not None, ASM=not INTERPRET,
+        SHARED=not INTERPRET and not sync and batch == 1,
         num_warps=max(1, min(8, rows_per // warp_rows)),
     )  # fmt: skip
 

@@ -17,30 +17,59 @@ def _first_max(value_a, index_a, part_a, value_b, index_b, part_b):
 
 
 @constexpr_function
-def _store_asm(bits):
-    """The predicated PTX store of one ``bits``-wide float and its operand constraints (``_store_block``)."""
+def _store_asm(bits, shared):
+    """The predicated PTX store of one ``bits``-wide float (to shared memory at a 32-bit address with ``shared``, else
+    to global memory) and its operand constraints (``_store_block``)."""
+    space, address = ("shared", "r") if shared else ("global", "l")
     return (
-        f"{{ .reg .pred p; setp.ne.b32 p, $3, 0; @p st.global.f{bits} [$1], $2; mov.u32 $0, 0; }}",
-        f"=r,l,{'d' if bits == 64 else 'f'},r",
+        f"{{ .reg .pred p; setp.ne.b32 p, $3, 0; @p st.{space}.f{bits} [$1], $2; mov.u32 $0, 0; }}",
+        f"=r,{address},{'d' if bits == 64 else 'f'},r",
     )
 
 
 @triton.jit
-def _store_block(ptrs, values, mask):
-    """``tl.store(ptrs, values, mask=mask)`` (float32 or float64) from the registers ``values`` are in: Triton would
+def _store_block(address, values, mask, SHARED: tl.constexpr):
+    """``tl.store(address, values, mask=mask)`` (float32 or float64) from the registers ``values`` are in: Triton would
     first re-lay the block out through shared memory for coalesced stores, which for the panel kernel's candidate
     row (one row of a block that every column stores) costs a round trip of the whole block through shared memory
-    per column."""
-    asm: tl.constexpr = _store_asm(values.dtype.primitive_bitwidth)
-    tl.inline_asm_elementwise(
-        asm[0], asm[1], [ptrs.to(tl.int64), values, mask.to(tl.int32)], dtype=tl.int32, is_pure=False, pack=1
-    )
+    per column. ``address``: global pointers, or with SHARED 32-bit shared-memory addresses (``_shared_buffer``)."""
+    asm: tl.constexpr = _store_asm(values.dtype.primitive_bitwidth, SHARED)
+    address = address if SHARED else address.to(tl.int64)
+    operands = [address, values, mask.to(tl.int32)]
+    tl.inline_asm_elementwise(asm[0], asm[1], operands, dtype=tl.int32, is_pure=False, pack=1)
+
+
+@constexpr_function
+def _shared_asm(size):
+    return f"{{ .shared .align 16 .b8 densela_shared[{size}]; mov.u32 $0, densela_shared; }}"
+
+
+@triton.jit
+def _shared_buffer(SIZE: tl.constexpr):
+    """The 32-bit shared-memory address of SIZE bytes of the program's own, outside what Triton allocates: a static
+    ``.shared`` array declared in the kernel's PTX (ptxas adds it to the kernel's shared memory; Triton's own lives in
+    its dynamic block). At most one call per kernel."""
+    return tl.inline_asm_elementwise(_shared_asm(SIZE), "=r", [], dtype=tl.int32, is_pure=True, pack=1)
+
+
+@constexpr_function
+def _load_shared_asm(bits):
+    return f"ld.shared.f{bits} $0, [$1];", f"={'d' if bits == 64 else 'f'},r"
+
+
+@triton.jit
+def _load_shared(address, like):
+    """Loads values of ``like``'s dtype (float32 or float64) from the 32-bit shared-memory ``address``es, in program
+    order after the barriers before it (not hoisted: the asm is not pure). One item a load: the addresses' layout is
+    Triton's choice, so consecutive items need not be in one thread."""
+    asm: tl.constexpr = _load_shared_asm(like.dtype.primitive_bitwidth)
+    return tl.inline_asm_elementwise(asm[0], asm[1], [address], dtype=like.dtype, is_pure=False, pack=1)
 
 
 @triton.jit
 def _panel_column(
-    j, blk, pos, first_zero, r, c, pid, M, row_base, rows_ptr, best_ptr, at_ptr, sync_ptr, piv_ptr,
-    NB: tl.constexpr, PARTS: tl.constexpr, GRID_SYNC: tl.constexpr, ASM: tl.constexpr,
+    j, blk, pos, first_zero, r, c, pid, M, row_base, rows_ptr, best_ptr, at_ptr, sync_ptr, piv_ptr, shared_rows,
+    NB: tl.constexpr, PARTS: tl.constexpr, GRID_SYNC: tl.constexpr, ASM: tl.constexpr, SHARED: tl.constexpr,
 ):  # fmt: skip
     """Column j of ``lu_panel_kernel``: the pivot search (with the other programs' candidates under GRID_SYNC),
     the pivot row's exchange, the interchange of positions and the update of the rows below; returns the
@@ -52,8 +81,11 @@ def _panel_column(
     best, at, _ = tl.reduce((mag, pos, pos), 0, _first_max)
     slot = (j % 2) * PARTS + pid if GRID_SYNC else j % 2
     candidate = (pos[:, None] == at) & (c[None, :] < NB)
-    if ASM:
-        _store_block(rows_ptr + slot * NB + c[None, :] + 0 * r[:, None], blk, candidate)
+    shared = shared_rows + (slot * NB + c) * (blk.dtype.primitive_bitwidth // 8)
+    if SHARED:
+        _store_block(shared[None, :] + 0 * r[:, None], blk, candidate, True)
+    elif ASM:
+        _store_block(rows_ptr + slot * NB + c[None, :] + 0 * r[:, None], blk, candidate, False)
     else:
         tl.store(rows_ptr + slot * NB + c[None, :] + 0 * r[:, None], blk, mask=candidate)
     if GRID_SYNC:
@@ -74,7 +106,7 @@ def _panel_column(
         prow = tl.load(rows_ptr + (base + win) * NB + c, cache_modifier=".cg")
     else:
         tl.debug_barrier()
-        prow = tl.load(rows_ptr + slot * NB + c)
+        prow = _load_shared(shared, blk) if SHARED else tl.load(rows_ptr + slot * NB + c)
     pivot = tl.sum(tl.where(c == j, prow, 0.0), axis=0)
     tl.store(piv_ptr + j, row_base + at, mask=pid == 0)
     first_zero = tl.where((first_zero == 0) & (pivot == 0), row_base + j + 1, first_zero)
@@ -95,7 +127,7 @@ def lu_panel_kernel(
     stride_ab, stride_am, stride_an,
     stride_pb, stride_ib, stride_qb, stride_rb,
     ROWS: tl.constexpr, NB: tl.constexpr, PARTS: tl.constexpr, GRID_SYNC: tl.constexpr, WRITE_PERM: tl.constexpr,
-    ASM: tl.constexpr,
+    ASM: tl.constexpr, SHARED: tl.constexpr,
 ):  # fmt: skip
     """Factors the M x N panel at ``a_ptr`` (N <= NB) in place, P A = L U with partial pivoting, column by column.
 
@@ -111,9 +143,10 @@ def lu_panel_kernel(
     (``row_base`` + original position) that ends at position i < min(M, N), ``perm[NB + i]`` the final
     position of the row that started at position i.
 
-    The pivot row reaches every thread through ``rows`` (global scratch, two slots of NB per program,
-    alternating by column; ``stride_rb`` per batch matrix). With GRID_SYNC several programs (at most one
-    per SM, so that all are resident) share one matrix: each publishes its best candidate (row values in
+    The pivot row reaches every thread through two slots of NB, alternating by column: with SHARED (ASM, one
+    program per matrix) in shared memory (``_shared_buffer``), otherwise in ``rows`` (global scratch, ``stride_rb``
+    per batch matrix, the slots of program p at 2 p). With GRID_SYNC several programs (at
+    most one per SM, so that all are resident) share one matrix: each publishes its best candidate (row values in
     ``rows``, magnitude in ``best``, position in ``at``), counts itself in ``sync[j]`` (zero on entry) and
     waits for all the others, then all pick the same winner. ``PARTS``: a power of two >= the programs.
     ``ASM`` (not in the interpreter): the candidate row is stored from the registers that hold it
@@ -133,12 +166,13 @@ def lu_panel_kernel(
     pos = r
     first_zero = row_base * 0
     top = tl.minimum(M, N)
+    shared_rows = _shared_buffer(16 * NB) if SHARED else 0  # room for two slots of NB items of up to 8 bytes
     if GRID_SYNC:
         # a loop: unrolled, panels spread over many programs ran 10-20% slower (H100, 2026-11-24)
         for j in range(0, top):
             blk, pos, first_zero = _panel_column(
                 j, blk, pos, first_zero, r, c, pid, M, row_base,
-                rows_ptr, best_ptr, at_ptr, sync_ptr, piv_ptr, NB, PARTS, GRID_SYNC, ASM,
+                rows_ptr, best_ptr, at_ptr, sync_ptr, piv_ptr, shared_rows, NB, PARTS, GRID_SYNC, ASM, SHARED,
             )  # fmt: skip
     else:
         # unrolled, so that each column's number is a constant: picking the column out of the registers and
@@ -147,7 +181,7 @@ def lu_panel_kernel(
             if j < top:
                 blk, pos, first_zero = _panel_column(
                     j, blk, pos, first_zero, r, c, pid, M, row_base,
-                    rows_ptr, best_ptr, at_ptr, sync_ptr, piv_ptr, NB, PARTS, GRID_SYNC, ASM,
+                    rows_ptr, best_ptr, at_ptr, sync_ptr, piv_ptr, shared_rows, NB, PARTS, GRID_SYNC, ASM, SHARED,
                 )  # fmt: skip
     tl.store(a_ptr + pos[:, None].to(tl.int64) * stride_am + c[None, :] * stride_an, blk, mask=inside)
     if WRITE_PERM:
