@@ -88,15 +88,20 @@ def _rows_path(results: str) -> Path:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from densela.bench.report import write_report
+    from densela.bench.report import with_comparisons, write_report
     from densela.bench.rows import read_rows
+    from densela.bench.targets import check_targets, format_targets
 
     rows_path = _rows_path(args.results)
     ceilings_path = rows_path.parent / "ceilings.json"
     ceilings = json.loads(ceilings_path.read_text()) if ceilings_path.exists() else None
     out = Path(args.out) if args.out else rows_path.parent
-    for path in write_report(read_rows(rows_path), out, ceilings):
+    rows = read_rows(rows_path)
+    for path in write_report(rows, out, ceilings):
         print(path)
+    targets = format_targets(check_targets(with_comparisons(rows)))
+    if targets:
+        print(targets)
     return 0
 
 

@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 from densela.bench.rows import FIELDS, Row
 from densela.bench.suites import MEMORY_BOUND_OPS, SUITES
+from densela.bench.targets import check_targets, targets_table
 
 T = TypeVar("T")
 K = TypeVar("K", bound=Hashable)
@@ -52,7 +53,7 @@ def write_report(rows: Sequence[Row], out_dir: str | Path, ceilings: dict[str, A
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    rows = _with_best(_with_speedups(rows))
+    rows = with_comparisons(rows)
     csv_path = _write_csv(rows, out / "results.csv")
     try:
         from densela.bench import plots
@@ -63,6 +64,13 @@ def write_report(rows: Sequence[Row], out_dir: str | Path, ceilings: dict[str, A
     md_path = out / "report.md"
     md_path.write_text(_markdown(rows, names, figures, plots_available=plots is not None), encoding="utf-8")
     return [csv_path, md_path, *(p for paths in figures.values() for p in paths)]
+
+
+def with_comparisons(rows: Sequence[Row]) -> list[Row]:
+    """Copies of ``rows`` with what the report compares: ``speedup`` filled from the base where the run left it
+    empty, and the comparison with the fastest of the suite's ``best_of`` (``best_provider``, ``best_ms``,
+    ``vs_best``)."""
+    return _with_best(_with_speedups(rows))
 
 
 def format_table(rows: Sequence[Row]) -> str:
@@ -406,7 +414,7 @@ def _headline(rows: Sequence[Row]) -> list[str]:
 
 
 def _markdown(rows: Sequence[Row], names: dict, figures: dict, plots_available: bool) -> str:
-    lines = ["# densela benchmark report", "", *_context(rows), *_headline(rows)]
+    lines = ["# densela benchmark report", "", *_context(rows), *_headline(rows), *targets_table(check_targets(rows))]
     lines += [
         "Times are medians in ms ± half the p20-p80 range (in % of the median); rates are TFLOP/s, or GB/s "
         f"for the memory-bound operations ({', '.join(MEMORY_BOUND_OPS)}), with their percentage of the measured "

@@ -304,7 +304,8 @@ def run_suites(
         >>> rows[0]["status"], rows[0]["timer"]
         ('ok', 'wall')
     """
-    from densela.bench.report import format_table, write_report
+    from densela.bench.report import format_table, with_comparisons, write_report
+    from densela.bench.targets import check_targets, format_targets
 
     gpu = gpu_present()
     if not gpu:
@@ -355,6 +356,9 @@ def run_suites(
     elapsed = time.perf_counter() - started
     write_report(rows, out, ceilings)
     print(format_table(rows))
+    targets = format_targets(check_targets(with_comparisons(rows)))
+    if targets:
+        print(targets)
     minutes, seconds = divmod(math.ceil(elapsed), 60)
     print(f"{len(rows)} rows in {minutes} min {seconds} s, written to {out}/ (rows, report, CSV, plots)")
     if not gpu:
