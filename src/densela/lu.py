@@ -103,6 +103,13 @@ PANEL_PROGRAMS_PER_SM = 1
 programs of PANEL_ROWS rows are one warp each, so a few fit on an SM). With one per SM a panel taller than
 132 x 32 rows gets programs of 64 or 128 rows (2 or 4 warps), whose cross-warp steps cost more per column
 (m = 16384 float64: 5.9 us per column against 3.0 at m = 4096 with 32 rows per program, H100, 2026-11-23)."""
+
+PANEL_SHARED_BATCHES = False
+"""Whether a batch's one-program panels also pass their pivot row through shared memory (a single matrix's always
+do, ``lu_panel_kernel``'s SHARED). Off: on an H200 (2026-11-26, bench-results/nvidia-h200/2026-11-26-panel-shared/)
+10000 x 128 x 128 float64 took 8.47 ms with it against 7.91, its kernel then 8% more instructions than the global
+exchange (sign flips of the loaded row); since the update negates ``lower`` instead, 3% fewer. Not measured since."""
+
 LOOKAHEAD_FROM = 8192
 """Square matrices of at least this order are factored with look-ahead (``_factor_ahead``: the next column block on
 a second stream of higher priority during the trailing update). The panel kernel's grid-wide wait then shares the
@@ -391,7 +398,15 @@ def factor(
         return replayed("lu_factor", (), (warp,), (src,), None, lambda: _factor_small(call, src, False, warp))
     if eager:
         return _factor_eager(call, src if in_place else column_major(src, call.run_device, check), precision)
-    tuning = (_blocks(m, n), BATCH_BLOCKS, BATCHED_BYTES, PANEL_ROWS, PANEL_PROGRAMS_PER_SM, LOOKAHEAD_FROM)
+    tuning = (
+        _blocks(m, n),
+        BATCH_BLOCKS,
+        BATCHED_BYTES,
+        PANEL_ROWS,
+        PANEL_PROGRAMS_PER_SM,
+        PANEL_SHARED_BATCHES,
+        LOOKAHEAD_FROM,
+    )
     key = ("lu_factor", src.shape, src.dtype, call.run_device, precision, *tuning)
 
     def make() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -688,7 +703,7 @@ def _launch_panel(
         *panel.stride(),
         piv.stride(0), info.stride(0), perm.stride(0), scratch.stride(0),
         ROWS=rows_per, NB=nb, PARTS=parts, GRID_SYNC=sync, WRITE_PERM=work is not None, ASM=not INTERPRET,
-        SHARED=not INTERPRET and not sync and batch == 1,
+        SHARED=not INTERPRET and not sync and (batch == 1 or PANEL_SHARED_BATCHES),
         num_warps=max(1, min(8, rows_per // warp_rows)),
     )  # fmt: skip
 

@@ -114,7 +114,8 @@ def _panel_column(
     pos = tl.where(pos == at, j, tl.where(pos == j, at, pos))
     below = (pos > j) & (r < M)
     lower = col / tl.where(pivot == 0, 1.0, pivot)
-    updated = tl.where(c[None, :] == j, lower[:, None], blk - lower[:, None] * prow[None, :])
+    # blk + (-lower) * prow: the product then negates lower once, where -prow would negate every item of the row
+    updated = tl.where(c[None, :] == j, lower[:, None], blk + (-lower)[:, None] * prow[None, :])
     blk = tl.where(below[:, None] & (c[None, :] >= j), updated, blk)
     return blk, pos, first_zero
 
