@@ -88,9 +88,8 @@ def _rows_path(results: str) -> Path:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from densela.bench.report import with_comparisons, write_report
+    from densela.bench.report import issue_targets, write_report
     from densela.bench.rows import read_rows
-    from densela.bench.targets import check_targets, format_targets
 
     rows_path = _rows_path(args.results)
     ceilings_path = rows_path.parent / "ceilings.json"
@@ -99,8 +98,7 @@ def _report(args: argparse.Namespace) -> int:
     rows = read_rows(rows_path)
     for path in write_report(rows, out, ceilings):
         print(path)
-    targets = format_targets(check_targets(with_comparisons(rows)))
-    if targets:
+    if targets := issue_targets(rows):
         print(targets)
     return 0
 

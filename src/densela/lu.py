@@ -795,15 +795,14 @@ def _triangle_inverse(t: torch.Tensor, *, lower: bool, unit: bool, precision: st
     s = SOLVE_BLOCK
     while s < n:
         for p in range(0, n - s, 2 * s):
-            q, e = p + s, min(p + 2 * s, n)
-            if lower:  # X21 = -X22 (L21 X11)
-                part = torch.empty((batch, e - q, s), dtype=t.dtype, device=t.device)
-                _product(t[:, q:e, p:q], inverse[:, p:q, p:q], part, 1.0, 0.0, precision)
-                _product(inverse[:, q:e, q:e], part, inverse[:, q:e, p:q], -1.0, 0.0, precision)
-            else:  # X12 = -X11 (U12 X22)
-                part = torch.empty((batch, s, e - q), dtype=t.dtype, device=t.device)
-                _product(t[:, p:q, q:e], inverse[:, q:e, q:e], part, 1.0, 0.0, precision)
-                _product(inverse[:, p:q, p:q], part, inverse[:, p:q, q:e], -1.0, 0.0, precision)
+            a, b = slice(p, p + s), slice(p + s, min(p + 2 * s, n))
+            # the off-diagonal block (rows, cols), and which diagonal block multiplies it first: lower X21 = -X22
+            # (L21 X11), upper X12 = -X11 (U12 X22)
+            rows, cols, first, then = (b, a, a, b) if lower else (a, b, b, a)
+            off = t[:, rows, cols]
+            part = torch.empty(off.shape, dtype=t.dtype, device=t.device)
+            _product(off, inverse[:, first, first], part, 1.0, 0.0, precision)
+            _product(inverse[:, then, then], part, inverse[:, rows, cols], -1.0, 0.0, precision)
         s *= 2
     return inverse
 

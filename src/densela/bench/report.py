@@ -21,9 +21,9 @@ from collections.abc import Callable, Container, Hashable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from densela.bench.rows import FIELDS, Row
+from densela.bench.rows import FIELDS, Row, timed
 from densela.bench.suites import MEMORY_BOUND_OPS, SUITES
-from densela.bench.targets import check_targets, targets_table
+from densela.bench.targets import check_targets, format_targets, targets_table
 
 T = TypeVar("T")
 K = TypeVar("K", bound=Hashable)
@@ -69,8 +69,29 @@ def write_report(rows: Sequence[Row], out_dir: str | Path, ceilings: dict[str, A
 def with_comparisons(rows: Sequence[Row]) -> list[Row]:
     """Copies of ``rows`` with what the report compares: ``speedup`` filled from the base where the run left it
     empty, and the comparison with the fastest of the suite's ``best_of`` (``best_provider``, ``best_ms``,
-    ``vs_best``)."""
+    ``vs_best``).
+
+    Example:
+        >>> rows = [{"suite": "s", "op": "add", "dtype": "float32", "shape": [8], "label": "8", "provider": p,
+        ...          "base": "torch", "status": "ok", "timer": "wall", "median_ms": ms}
+        ...         for p, ms in (("torch", 2.0), ("densela", 1.0))]
+        >>> [r["speedup"] for r in with_comparisons(rows)]
+        [1.0, 2.0]
+    """
     return _with_best(_with_speedups(rows))
+
+
+def issue_targets(rows: Sequence[Row]) -> str:
+    """The issue targets that ``rows`` measure, as text for the terminal (``targets.format_targets``; '' if none).
+
+    Example:
+        >>> rows = [{"suite": "lu-large", "op": "lu", "provider": p, "base": "cusolver", "shape": [4096],
+        ...          "label": "4096x4096", "dtype": "float64", "status": "ok", "timer": "cuda-events", "median_ms": ms}
+        ...         for p, ms in (("cusolver", 14.0), ("densela", 15.0))]
+        >>> print(issue_targets(rows).splitlines()[1])
+          no  6  LU n = 4096: >= 1.5x cuSOLVER: lowest 0.93 (4096x4096 float64); 1 of 1 below 1.50
+    """
+    return format_targets(check_targets(with_comparisons(rows)))
 
 
 def format_table(rows: Sequence[Row]) -> str:
@@ -95,7 +116,7 @@ def format_table(rows: Sequence[Row]) -> str:
             _time_cell(r, spread=False),
             _rate_cell(r, unit=True, pct=False),
             _value(r, "pct_ceiling", lambda v: f"{_sig(v, 2)}%"),
-            "base" if r["provider"] == r["base"] and _timed(r) else _value(r, "speedup", _speedup),
+            "base" if r["provider"] == r["base"] and timed(r) else _value(r, "speedup", _speedup),
             _value(r, "err_rel", _sci),
             r["status"] + (", noisy" if r.get("noisy") else ""),
         ]
@@ -105,11 +126,6 @@ def format_table(rows: Sequence[Row]) -> str:
 
 
 # --- rows ------------------------------------------------------------------------------------------------
-
-
-def _timed(r: Row | None) -> bool:
-    """Whether the row holds a time (measured, and not by Triton's interpreter)."""
-    return bool(r and r.get("status") == "ok" and r.get("timer") != "interpreter" and r.get("median_ms"))
 
 
 def _unit(op: str) -> str:
@@ -138,13 +154,13 @@ def _with_speedups(rows: Sequence[Row]) -> list[Row]:
     A recorded speedup is kept (it compares against the base measured in the same run); rows without a time
     get none.
     """
-    base_ms = {_case_key(r): r["median_ms"] for r in rows if r["provider"] == r["base"] and _timed(r)}
+    base_ms = {_case_key(r): r["median_ms"] for r in rows if r["provider"] == r["base"] and timed(r)}
     filled = []
     for r in rows:
         speedup = r.get("speedup")
-        if speedup is None and _timed(r) and _case_key(r) in base_ms:
+        if speedup is None and timed(r) and _case_key(r) in base_ms:
             speedup = base_ms[_case_key(r)] / r["median_ms"]
-        filled.append({**r, "speedup": speedup if _timed(r) else None})
+        filled.append({**r, "speedup": speedup if timed(r) else None})
     return filled
 
 
@@ -178,13 +194,13 @@ def _with_best(rows: Sequence[Row]) -> list[Row]:
     """
     best: dict[tuple[Any, ...], tuple[float, str]] = {}
     for r in rows:
-        if r["provider"] in _best_of(r) and _timed(r):
+        if r["provider"] in _best_of(r) and timed(r):
             key = _case_key(r)
             best[key] = min(best.get(key, (math.inf, "")), (r["median_ms"], r["provider"]))
     filled = []
     for r in rows:
         ms, provider = best.get(_case_key(r), (None, None)) if _best_of(r) else (None, None)
-        vs = ms / r["median_ms"] if ms and _timed(r) and r["provider"] not in _best_of(r) else None
+        vs = ms / r["median_ms"] if ms and timed(r) and r["provider"] not in _best_of(r) else None
         filled.append({**r, "best_provider": provider, "best_ms": ms, "vs_best": vs})
     return filled
 
@@ -255,7 +271,7 @@ def _time_cell(r: Row | None, spread: bool = True) -> str:
         return DASH
     if r["status"] != "ok":
         return r["status"]
-    if not _timed(r):
+    if not timed(r):
         return "interp." if r.get("timer") == "interpreter" else DASH
     cell = _sig(r["median_ms"])
     if spread and r.get("p20_ms") is not None and r.get("p80_ms") is not None:
@@ -454,14 +470,14 @@ def _draw(plots: Any, rows: Sequence[Row], out: Path, names: dict, ceilings: dic
     """The PNGs: the roofline when ``ceilings`` is given, and per group a time plot and a speedup plot."""
     colors = plots.provider_colors(sorted({r["provider"] for r in rows}))
     gpu = ", ".join(_distinct(rows, "gpu")) or "unknown GPU"
-    timed = [r for r in rows if _timed(r)]
+    with_times = [r for r in rows if timed(r)]
     figures: dict[Any, list[Path]] = {}
     if ceilings:
-        compute = [r for r in timed if r["op"] not in MEMORY_BOUND_OPS and r.get("flops") and r.get("tflops")]
-        memory = [r for r in timed if r["op"] in MEMORY_BOUND_OPS and r.get("gbps")]
+        compute = [r for r in with_times if r["op"] not in MEMORY_BOUND_OPS and r.get("flops") and r.get("tflops")]
+        memory = [r for r in with_times if r["op"] in MEMORY_BOUND_OPS and r.get("gbps")]
         path = plots.roofline_plot(out / "roofline.png", compute, memory, ceilings, colors)
         figures.update({"roofline": [path]} if path else {})
-    for key, group in _group(timed, _group_key).items():
+    for key, group in _group(with_times, _group_key).items():
         stem = out / "-".join([key[0], *names[key]])
         title = f"{key[0]}: {' · '.join(names[key])} — {gpu}"
         base = group[0]["base"]

@@ -56,3 +56,13 @@ def append_row(path: str | Path, row: Row) -> None:
     """Appends one row and flushes, so an interrupted run keeps everything measured so far."""
     with open(path, "a", encoding="utf-8") as f:
         f.write(json.dumps({k: row.get(k) for k in FIELDS}) + "\n")
+
+
+def timed(r: Row | None) -> bool:
+    """Whether the row holds a time (measured, and not by Triton's interpreter).
+
+    Example:
+        >>> timed({"status": "ok", "timer": "cuda-events", "median_ms": 0.5}), timed({"status": "failed"})
+        (True, False)
+    """
+    return bool(r and r.get("status") == "ok" and r.get("timer") != "interpreter" and r.get("median_ms"))

@@ -304,8 +304,7 @@ def run_suites(
         >>> rows[0]["status"], rows[0]["timer"]
         ('ok', 'wall')
     """
-    from densela.bench.report import format_table, with_comparisons, write_report
-    from densela.bench.targets import check_targets, format_targets
+    from densela.bench.report import format_table, issue_targets, write_report
 
     gpu = gpu_present()
     if not gpu:
@@ -356,8 +355,7 @@ def run_suites(
     elapsed = time.perf_counter() - started
     write_report(rows, out, ceilings)
     print(format_table(rows))
-    targets = format_targets(check_targets(with_comparisons(rows)))
-    if targets:
+    if targets := issue_targets(rows):
         print(targets)
     minutes, seconds = divmod(math.ceil(elapsed), 60)
     print(f"{len(rows)} rows in {minutes} min {seconds} s, written to {out}/ (rows, report, CSV, plots)")

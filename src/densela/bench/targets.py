@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from densela.bench.rows import Row
+from densela.bench.rows import Row, timed
 
 MIB = 1 << 20
 
@@ -48,7 +48,7 @@ def check_targets(rows: Sequence[Row]) -> list[Check]:
         >>> [(c.target, c.met) for c in check_targets(rows)][:2]
         [('LU n = 4096: >= 1.5x cuSOLVER', True), ('LU n = 8192: >= 1.3x cuSOLVER', False)]
     """
-    ours = [r for r in rows if r.get("provider") == "densela" and _timed(r)]
+    ours = [r for r in rows if r.get("provider") == "densela" and timed(r)]
     checks: list[Check] = []
     for make in (*_ISSUE_4, *_ISSUE_5, *_ISSUE_6):
         check = make(ours, rows)
@@ -89,24 +89,22 @@ def format_targets(checks: Sequence[Check]) -> str:
 # --- helpers ------------------------------------------------------------------------------------------------
 
 
-def _timed(r: Row) -> bool:
-    return bool(r.get("status") == "ok" and r.get("timer") != "interpreter" and r.get("median_ms"))
-
-
 def _case(r: Row) -> str:
     mode = f" {r['precision']}" if r.get("precision") else ""
     layout = f" {r['layout']}" if r.get("layout") not in (None, "row") else ""
     return f"{r['label']} {r['dtype']}{mode}{layout}"
 
 
-def _lowest(pairs: Iterable[tuple[float, Row]], limit: float, fmt: str = "{:.2f}") -> tuple[str, bool | None]:
-    """'lowest VALUE (case); K of N below LIMIT' and whether none is below ``limit``."""
+def _lowest(
+    pairs: Iterable[tuple[float, Row]], limit: float, fmt: str = "{:.2f}", word: str = "lowest"
+) -> tuple[str, bool | None]:
+    """'WORD VALUE (case); K of N below LIMIT' and whether none is below ``limit``."""
     pairs = sorted(((v, r) for v, r in pairs if v is not None), key=lambda pair: pair[0])
     if not pairs:
         return "no rows", None
     below = sum(v < limit for v, _ in pairs)
     value, row = pairs[0]
-    text = f"lowest {fmt.format(value)} ({_case(row)}); {below} of {len(pairs)} below {fmt.format(limit)}"
+    text = f"{word} {fmt.format(value)} ({_case(row)}); {below} of {len(pairs)} below {fmt.format(limit)}"
     return text, below == 0
 
 
@@ -218,13 +216,8 @@ def _trend(ours: list[Row], _: Sequence[Row]) -> Check | None:
         near = sorted(t for m, t, _ in by_n if abs(m - n) <= 10)
         trend = near[(3 * (len(near) - 1)) // 4]
         dips.append((s / trend, r))
-    measured, met = _lowest(dips, 0.9)
-    return Check(
-        4,
-        "N = 1000..1100: no dip more than 10% below the trend",
-        measured.replace("lowest", "deepest, speedup / trend"),
-        met,
-    )
+    measured, met = _lowest(dips, 0.9, word="deepest, speedup / trend")
+    return Check(4, "N = 1000..1100: no dip more than 10% below the trend", measured, met)
 
 
 _ISSUE_4 = (
@@ -306,19 +299,19 @@ def _order(sizes: Callable[[int], bool]) -> Callable[[Row], bool]:
 
 def _vs_magma(ours: list[Row], rows: Sequence[Row]) -> Check | None:
     magma = {(r["label"], r["dtype"]): r["median_ms"] for r in rows if r["suite"] in _L and r["provider"] == "magma"
-             and _timed(r)}  # fmt: skip
+             and timed(r)}  # fmt: skip
     pairs = [(magma[(r["label"], r["dtype"])] / r["median_ms"], r) for r in ours
              if r["suite"] in _L and (r["label"], r["dtype"]) in magma]  # fmt: skip
     if not pairs:
         return None
-    measured, met = _lowest(pairs, 1.0)
-    return Check(6, "LU: faster than torch's MAGMA path", measured.replace("lowest", "slowest: MAGMA time /"), met)
+    measured, met = _lowest(pairs, 1.0, word="slowest: MAGMA time /")
+    return Check(6, "LU: faster than torch's MAGMA path", measured, met)
 
 
 def _refined(ours: list[Row], rows: Sequence[Row]) -> Check | None:
     """solve refined from tf32 or bf16 factors, n >= 8192: >= 2x cuSOLVER, backward error <= 10x cuSOLVER's."""
     base = {(r["label"], r.get("precision")): r.get("err_rel") for r in rows
-            if r["suite"] == "lu-refine" and r["provider"] == r.get("base") and _timed(r)}  # fmt: skip
+            if r["suite"] == "lu-refine" and r["provider"] == r.get("base") and timed(r)}  # fmt: skip
     pairs = []
     for r in ours:
         if r["suite"] == "lu-refine" and r.get("precision") in ("tf32", "bf16") and r["shape"][0] >= 8192:

@@ -81,8 +81,8 @@ def _panel_column(
     best, at, _ = tl.reduce((mag, pos, pos), 0, _first_max)
     slot = (j % 2) * PARTS + pid if GRID_SYNC else j % 2
     candidate = (pos[:, None] == at) & (c[None, :] < NB)
-    shared = shared_rows + (slot * NB + c) * (blk.dtype.primitive_bitwidth // 8)
     if SHARED:
+        shared = shared_rows + (slot * NB + c) * (blk.dtype.primitive_bitwidth // 8)
         _store_block(shared[None, :] + 0 * r[:, None], blk, candidate, True)
     elif ASM:
         _store_block(rows_ptr + slot * NB + c[None, :] + 0 * r[:, None], blk, candidate, False)
