@@ -18,7 +18,7 @@ import torch
 
 from densela import _errors
 from densela._arrays import INTERPRET, Call, prepare
-from densela._launch import GRAPHS, Launcher, cdiv, dependent_launches, replayed, scratch
+from densela._launch import GRAPHS, Launcher, cdiv, dependent_launches, replayed
 from densela.gemm import launch_gemm
 from densela.kernels.lu import (
     interchange_rows_kernel,
@@ -460,9 +460,8 @@ def _factor_small(
     with call.guard():
         if warp:
             split = warp.split > 1
-            rows_out = scratch((batch, 2 * cols), src.dtype, src.device) if split else lu
             cap = {"maxnreg": warp.registers} if split else {}
-            _WARP((cdiv(batch, warp.mats),), src, lu, piv, info, rows_out, *sizes, ROWS=rows, COLS=cols,
+            _WARP((cdiv(batch, warp.mats),), src, lu, piv, info, *sizes, ROWS=rows, COLS=cols,
                   LANES=warp.lanes, WARPS=warp.warps, SPLIT=warp.split, num_warps=warp.warps, **cap)  # fmt: skip
         else:
             mats, warps = _small_launch(m, n, src.element_size())
