@@ -64,15 +64,15 @@ def _vector_load_asm(bits, pack):
 
 
 @gluon.jit
-def _exchange_row(blk, index, j, c4, mask, COLS: gl.constexpr, PART: gl.constexpr, MATS: gl.constexpr):
+def _exchange_row(blk, index, j, slot4, mask, COLS: gl.constexpr, PART: gl.constexpr, MATS: gl.constexpr):
     """The row that the threads where ``mask`` holds write, as every thread reads it back (its own registers' columns):
     through the program's own static shared array (``kernels.lu._shared_buffer``'s PTX), two slots of COLS items per
     matrix of the program by the parity of step ``j``, behind the program's barrier; 16-byte vectors of a thread's
     consecutive registers (consecutive columns: the layout's last axis), one branch per vector of the holder's row."""
     bits: gl.constexpr = blk.dtype.primitive_bitwidth
-    pack: gl.constexpr = min(128 // bits, PART)  # a thread's PART registers are consecutive columns
+    pack: gl.constexpr = min(128 // bits, PART)  # a thread's PART registers take consecutive slots
     base = gl.inline_asm_elementwise(_shared_asm(MATS * 2 * COLS * 8), "=r", [], dtype=gl.int32, is_pure=True, pack=1)
-    address = base + ((index[:, None, None, None] * 2 + j % 2) * COLS + c4) * (bits // 8) + 0 * mask.to(gl.int32)
+    address = base + ((index[:, None, None, None] * 2 + j % 2) * COLS + slot4) * (bits // 8) + 0 * mask.to(gl.int32)
     store: gl.constexpr = _vector_store_asm(bits, pack)
     gl.inline_asm_elementwise(
         store[0], store[1], [address, blk, mask.to(gl.int32)], dtype=gl.int32, is_pure=False, pack=pack
@@ -84,7 +84,7 @@ def _exchange_row(blk, index, j, c4, mask, COLS: gl.constexpr, PART: gl.constexp
 
 @gluon.jit
 def _column(x, l3, k4, PART_AT: gl.constexpr, REG_AT: gl.constexpr):
-    """Column ``PART_AT * PART + REG_AT`` of the rows ``x`` ([.., LANES, PART]: lane part, register): the register
+    """Register ``REG_AT`` of lane part ``PART_AT`` of the rows ``x`` ([.., LANES, PART]): the register
     is picked statically (the other registers give -0.0, which adds exactly), the lane part by a sum across the
     lanes of a row."""
     part = gl.sum(gl.where(k4 == REG_AT, x, -0.0), axis=3)
@@ -113,7 +113,7 @@ def lu_warp_kernel(
     ROWS_W: gl.constexpr = ROWS // SPLIT  # rows of a matrix in each of its warps
     GROUPS: gl.constexpr = 32 // (ROWS_W * LANES)  # matrices per warp
     MATS: gl.constexpr = WARPS // SPLIT * GROUPS
-    PART: gl.constexpr = COLS // LANES  # columns per thread: column l * PART + k is register k of lane part l
+    PART: gl.constexpr = COLS // LANES  # columns per thread: column k * LANES + l is register k of lane part l
     L: gl.constexpr = gl.BlockedLayout(
         [1, 1, 1, PART], [GROUPS, ROWS_W, LANES, 1], [WARPS // SPLIT, SPLIT, 1, 1], [3, 2, 1, 0]
     )
@@ -126,7 +126,10 @@ def lu_warp_kernel(
     l4 = l3[:, :, :, None]
     m4 = mat[:, None, None, None]
     r4 = r[None, :, None, None].to(gl.int64)
-    c4 = l4 * PART + k4
+    # Columns dealt round the lane parts, so that the registers below a step's column hold finished columns in every
+    # lane part, a static fact: their updates are dropped at compile time (half of a 64-column matrix's updates).
+    c4 = k4 * LANES + l4
+    slot4 = l4 * PART + k4  # where a register goes in the pivot row's exchange (a thread's registers side by side)
     inside = (m4 < BATCH) & (r4 < M) & (c4 < N)
     blk = gl.load(src_ptr + m4 * stride_sb + r4 * stride_sm + c4.to(gl.int64) * stride_sn, mask=inside, other=0.0)
     row = r[None, :] + gl.zeros([MATS, ROWS], gl.int32, ROW)  # the register row of each thread
@@ -137,7 +140,7 @@ def lu_warp_kernel(
     steps = gl.minimum(M, N)
     for j in gl.static_range(COLS):
         if j < steps:
-            col = _column(blk, l3, k4, j // PART, j % PART)
+            col = _column(blk, l3, k4, j % LANES, j // LANES)
             mag = gl.abs(col)
             mag = gl.where(mag != mag, float("inf"), mag)
             mag = gl.where((pos >= j) & (row < M), mag, -1.0)
@@ -150,15 +153,15 @@ def lu_warp_kernel(
             else:  # the holder's threads write it, every thread reads it (through shared memory)
                 # (c4 < COLS, always true, widens the mask to the row's registers)
                 holds = (row == holder[:, None])[:, :, None, None] & (c4 < COLS)
-                prow = _exchange_row(blk, index, j, c4, holds, COLS, PART, MATS)
+                prow = _exchange_row(blk, index, j, slot4, holds, COLS, PART, MATS)
             gl.store(piv_ptr + mat * stride_pb + j, at, mask=mat < BATCH)
             first_zero = gl.where((first_zero == 0) & (pivot[:, None] == 0), j + 1, first_zero)
             pos = gl.where(pos == at[:, None], j, gl.where(pos == j, at[:, None], pos))
             below = ((pos > j) & (row < M))[:, :, None, None]
             lower = (col / gl.where(pivot == 0, 1.0, pivot)[:, None])[:, :, None, None]
             # column j and the columns from j on, by lane part and register (the register's test is static)
-            at_j = (l4 == j // PART) & (k4 == j % PART)
-            from_j = gl.where(k4 >= j % PART, l4 >= j // PART, l4 > j // PART)
+            at_j = (l4 == j % LANES) & (k4 == j // LANES)
+            from_j = gl.where(k4 == j // LANES, l4 >= j % LANES, k4 > j // LANES)
             # blk + (-lower) * prow: negating lower once, not every item of the row from the shared-memory load
             blk = gl.where(below & from_j, gl.where(at_j, lower, blk + (-lower) * prow), blk)
     target = lu_ptr + m4 * stride_lb + pos[:, :, None, None].to(gl.int64) * stride_lm + c4.to(gl.int64) * stride_ln
