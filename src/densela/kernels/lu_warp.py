@@ -113,7 +113,12 @@ def lu_warp_kernel(
     ROWS_W: gl.constexpr = ROWS // SPLIT  # rows of a matrix in each of its warps
     GROUPS: gl.constexpr = 32 // (ROWS_W * LANES)  # matrices per warp
     MATS: gl.constexpr = WARPS // SPLIT * GROUPS
-    PART: gl.constexpr = COLS // LANES  # columns per thread: column k * LANES + l is register k of lane part l
+    PART: gl.constexpr = COLS // LANES  # columns per thread
+    # Across warps a row's columns are dealt round its lane parts (column k * LANES + l in register k of lane part l),
+    # so that the registers below a step's column hold finished columns in every lane part, a static fact: their
+    # updates are dropped at compile time (half of a 64-column matrix's). Within one warp, where the loads and
+    # stores of the matrix weigh more, a lane part holds consecutive columns (l * PART + k), which load in vectors.
+    DEAL: gl.constexpr = SPLIT > 1
     L: gl.constexpr = gl.BlockedLayout(
         [1, 1, 1, PART], [GROUPS, ROWS_W, LANES, 1], [WARPS // SPLIT, SPLIT, 1, 1], [3, 2, 1, 0]
     )
@@ -126,9 +131,7 @@ def lu_warp_kernel(
     l4 = l3[:, :, :, None]
     m4 = mat[:, None, None, None]
     r4 = r[None, :, None, None].to(gl.int64)
-    # Columns dealt round the lane parts, so that the registers below a step's column hold finished columns in every
-    # lane part, a static fact: their updates are dropped at compile time (half of a 64-column matrix's updates).
-    c4 = k4 * LANES + l4
+    c4 = k4 * LANES + l4 if DEAL else l4 * PART + k4
     slot4 = l4 * PART + k4  # where a register goes in the pivot row's exchange (a thread's registers side by side)
     inside = (m4 < BATCH) & (r4 < M) & (c4 < N)
     blk = gl.load(src_ptr + m4 * stride_sb + r4 * stride_sm + c4.to(gl.int64) * stride_sn, mask=inside, other=0.0)
@@ -140,7 +143,9 @@ def lu_warp_kernel(
     steps = gl.minimum(M, N)
     for j in gl.static_range(COLS):
         if j < steps:
-            col = _column(blk, l3, k4, j % LANES, j // LANES)
+            part_at: gl.constexpr = j % LANES if DEAL else j // PART  # column j: register reg_at of lane part part_at
+            reg_at: gl.constexpr = j // LANES if DEAL else j % PART
+            col = _column(blk, l3, k4, part_at, reg_at)
             mag = gl.abs(col)
             mag = gl.where(mag != mag, float("inf"), mag)
             mag = gl.where((pos >= j) & (row < M), mag, -1.0)
@@ -160,8 +165,11 @@ def lu_warp_kernel(
             below = ((pos > j) & (row < M))[:, :, None, None]
             lower = (col / gl.where(pivot == 0, 1.0, pivot)[:, None])[:, :, None, None]
             # column j and the columns from j on, by lane part and register (the register's test is static)
-            at_j = (l4 == j % LANES) & (k4 == j // LANES)
-            from_j = gl.where(k4 == j // LANES, l4 >= j % LANES, k4 > j // LANES)
+            at_j = (l4 == part_at) & (k4 == reg_at)
+            if DEAL:
+                from_j = gl.where(k4 == reg_at, l4 >= part_at, k4 > reg_at)
+            else:
+                from_j = gl.where(k4 >= reg_at, l4 >= part_at, l4 > part_at)
             # blk + (-lower) * prow: negating lower once, not every item of the row from the shared-memory load
             blk = gl.where(below & from_j, gl.where(at_j, lower, blk + (-lower) * prow), blk)
     target = lu_ptr + m4 * stride_lb + pos[:, :, None, None].to(gl.int64) * stride_lm + c4.to(gl.int64) * stride_ln
