@@ -43,7 +43,12 @@ _SWEEP = Launcher(sweep_solve_kernel)
 _MATVEC = Launcher(matvec_kernel)
 
 DEPENDENT_LAUNCHES = True
-"""Whether the factorization's kernels launch as programmatic dependent launches (``_launch.dependent_launches``)."""
+"""Whether the factorization's kernels launch as programmatic dependent launches (``_launch.dependent_launches``),
+except in factorizations with look-ahead (``LOOKAHEAD_FROM``). With look-ahead the early-placed programs of the
+main stream's kernels compete for SMs with the side stream's panel, whose programs must all be resident: H100,
+2026-11-26 (bench-results/nvidia-h100/2026-11-26-warp-dealt/), n = 16384 float32 174.1 ms with dependent launches
+against 149.2 without (the sum of its kernels' durations 342 ms, against 157 at e8efa4c before dependent launches:
+programs waiting), float64 147.3 against 146.5."""
 
 LU_DTYPES = (torch.float32, torch.float64)
 REFINE_MODES = {"fp32": "ieee", "tf32": "tf32", "bf16": "bf16"}
@@ -524,7 +529,7 @@ def _run_factor(a: torch.Tensor, piv: torch.Tensor, info: torch.Tensor, precisio
     """The launches that factor the column-major (batch, m, n) ``a`` (info zero on entry), as dependent launches
     (``DEPENDENT_LAUNCHES``) on GPUs that have them (Hopper and later)."""
     hopper = a.is_cuda and torch.cuda.get_device_capability(a.device) >= (9, 0)
-    with dependent_launches(DEPENDENT_LAUNCHES and hopper):
+    with dependent_launches(DEPENDENT_LAUNCHES and hopper and not _ahead(*a.shape[1:])):
         _run_factor_launches(a, piv, info, precision)
 
 
@@ -539,10 +544,15 @@ def _run_factor_launches(a: torch.Tensor, piv: torch.Tensor, info: torch.Tensor,
     else:
         for i in range(batch):
             work = _Work(a[i : i + 1], piv[i : i + 1], info[i : i + 1], precision)
-            if m == n >= LOOKAHEAD_FROM and len(blocks) > 1:
+            if _ahead(m, n):
                 _factor_ahead(work, blocks)
             else:
                 _factor_columns(work, 0, n, blocks, n)
+
+
+def _ahead(m: int, n: int) -> bool:
+    """Whether an m x n matrix is factored with look-ahead (``_factor_ahead``), one matrix at a time."""
+    return m == n >= LOOKAHEAD_FROM and len(_blocks(m, n)) > 1
 
 
 @dataclass
