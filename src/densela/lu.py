@@ -149,7 +149,7 @@ WARP_COLUMNS = 32
 """On CUDA devices, batched matrices are factored by ``lu_warp_kernel`` (Gluon, not interpretable) with each
 thread holding at most this many columns of a row (rows of up to 32 columns one thread each, of 64 two, of 128
 four): those of at most 32 threads' rows one warp per matrix, larger ones (up to WARP_SPLIT_THREADS threads)
-over several warps, which pass the pivot row through a scratch row in memory, where the registers allow
+over several warps, which pass the pivot row through shared memory, where the registers allow
 (``_warp_launch``). H100, 2026-11-24 (bench-results/nvidia-h100/2026-11-24-lu-warp/): an earlier version for 64-row
 matrices, the pivot row passed through the matrix's own (column-major) memory, ran at 0.5-0.9x the panel kernel
 and was dropped."""
