@@ -22,57 +22,30 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.runtime.jit import constexpr_function
 
-from densela.kernels.lu import _shared_asm
+from densela.kernels.lu import _first_max, _shared_asm  # _first_max: a combine function, which Gluon's reduce takes
 
 
 @gluon.jit
-def _shuffle(x, lane, MODE: gl.constexpr):
-    """Every element of ``x`` replaced by the same register of another lane of its warp: lane ``lane`` (per element)
-    with MODE "idx", the lane whose index differs by the bits ``lane`` with MODE "bfly"."""
+def _from_lane(x, lane):
+    """Every element of ``x`` replaced by the same register of lane ``lane`` (per element) of its warp."""
     if x.dtype.primitive_bitwidth == 64:
         bits = gl.inline_asm_elementwise(
-            "{ .reg .b32 lo, hi; mov.b64 {lo, hi}, $1; "
-            f"shfl.sync.{MODE}.b32 lo, lo, $2, 0x1f, 0xffffffff; shfl.sync.{MODE}.b32 hi, hi, $2, 0x1f, 0xffffffff; "
-            "mov.b64 $0, {lo, hi}; }",
+            "{ .reg .b32 lo, hi; mov.b64 {lo, hi}, $1; shfl.sync.idx.b32 lo, lo, $2, 0x1f, 0xffffffff; "
+            "shfl.sync.idx.b32 hi, hi, $2, 0x1f, 0xffffffff; mov.b64 $0, {lo, hi}; }",
             "=l,l,r", [x.to(gl.int64, bitcast=True), lane], dtype=gl.int64, is_pure=True, pack=1,
         )  # fmt: skip
     else:
         bits = gl.inline_asm_elementwise(
-            f"shfl.sync.{MODE}.b32 $0, $1, $2, 0x1f, 0xffffffff;",
+            "shfl.sync.idx.b32 $0, $1, $2, 0x1f, 0xffffffff;",
             "=r,r,r", [x.to(gl.int32, bitcast=True), lane], dtype=gl.int32, is_pure=True, pack=1,
         )  # fmt: skip
     return bits.to(x.dtype, bitcast=True)
 
 
-@gluon.jit
-def _better(mag_a, key_a, col_a, mag_b, key_b, col_b):
-    """Of two candidates (magnitude, key, signed value), the first largest: the larger magnitude, on a tie the
-    smaller key (``kernels.lu._first_max``'s rule)."""
-    take_a = (mag_a > mag_b) | ((mag_a == mag_b) & (key_a < key_b))
-    return gl.where(take_a, mag_a, mag_b), gl.where(take_a, key_a, key_b), gl.where(take_a, col_a, col_b)
-
-
-@constexpr_function
-def _rounds(first, last):
-    """How many powers of two lie from ``first`` to ``last``."""
-    return max(0, last.bit_length() - first.bit_length() + 1)
-
-
-@gluon.jit
-def _group_best(mag, key, col, FIRST: gl.constexpr, LAST: gl.constexpr):
-    """The first largest candidate of each group of lanes that differ only in the bits FIRST .. LAST (powers of two),
-    in every lane of the group: a butterfly of shuffles, one round a bit."""
-    for i in gl.static_range(_rounds(FIRST, LAST)):
-        bit = gl.zeros_like(key) + (FIRST << i)
-        other = _shuffle(mag, bit, "bfly"), _shuffle(key, bit, "bfly"), _shuffle(col, bit, "bfly")
-        mag, key, col = _better(mag, key, col, *other)
-    return mag, key, col
-
-
 @constexpr_function
 def _vector_store_asm(bits, pack):
-    """The row store of ``_best_across_warps`` and its constraints: ``pack`` items of ``bits`` a 16-byte vector,
-    predicated by the first item's mask (a row's items share it)."""
+    """The store of ``_exchange_row`` and its constraints: ``pack`` items of ``bits`` a 16-byte vector, predicated by
+    the first item's mask (a row's items share it)."""
     kind = "d" if bits == 64 else "f"
     items = ", ".join(f"${2 * pack + i}" for i in range(pack))
     zeros = " ".join(f"mov.u32 ${i}, 0;" for i in range(pack))
@@ -90,73 +63,23 @@ def _vector_load_asm(bits, pack):
     return f"ld.shared.v{pack}.f{bits} {{{outputs}}}, [${pack}];", ",".join([f"={kind}"] * pack + ["r"] * pack)
 
 
-@constexpr_function
-def _scalar_asm(bits, store):
-    """A predicated shared-memory store of one ``bits``-wide float, or its load, and their constraints."""
-    kind = "d" if bits == 64 else "f"
-    if store:
-        return (
-            f"{{ .reg .pred p; setp.ne.b32 p, $3, 0; @p st.shared.f{bits} [$1], $2; mov.u32 $0, 0; }}",
-            f"=r,r,{kind},r",
-        )
-    return f"ld.shared.f{bits} $0, [$1];", f"={kind},r"
-
-
 @gluon.jit
-def _put(address, value, mask):
-    asm: gl.constexpr = _scalar_asm(value.dtype.primitive_bitwidth, True)
-    gl.inline_asm_elementwise(asm[0], asm[1], [address, value, mask.to(gl.int32)], dtype=gl.int32, is_pure=False,
-                              pack=1)  # fmt: skip
-
-
-@gluon.jit
-def _get(address, like):
-    asm: gl.constexpr = _scalar_asm(like.dtype.primitive_bitwidth, False)
-    return gl.inline_asm_elementwise(asm[0], asm[1], [address], dtype=like.dtype, is_pure=False, pack=1)
-
-
-@gluon.jit
-def _best_across_warps(
-    blk, mag, key, col, index, row, slot4, j,
-    ROWS: gl.constexpr, COLS: gl.constexpr, PART: gl.constexpr, MATS: gl.constexpr, SPLIT: gl.constexpr,
-):  # fmt: skip
-    """The pivot of a matrix spread over SPLIT warps, (key, signed value), and its row in every thread's registers
-    (its own registers' columns), from each warp's first largest candidate (``mag``, ``key``, ``col``: the same in
-    every thread of a warp). Each warp writes its candidate and the candidate's row to the program's own static
-    shared array (``kernels.lu._shared_buffer``'s PTX; two slots per warp and matrix by the parity of step ``j``),
-    then after one barrier every thread picks the first largest of the SPLIT candidates and reads the winner's row:
-    one barrier a step, where a reduction across the warps and a separate exchange of the row take three. The row
-    moves in 16-byte vectors of a thread's consecutive registers."""
+def _exchange_row(blk, index, j, slot4, mask, COLS: gl.constexpr, PART: gl.constexpr, MATS: gl.constexpr):
+    """The row that the threads where ``mask`` holds write, as every thread reads it back (its own registers' columns):
+    through the program's own static shared array (``kernels.lu._shared_buffer``'s PTX), two slots of COLS items per
+    matrix of the program by the parity of step ``j``, behind the program's barrier; 16-byte vectors of a thread's
+    consecutive registers (consecutive columns: the layout's last axis), one branch per vector of the holder's row."""
     bits: gl.constexpr = blk.dtype.primitive_bitwidth
     pack: gl.constexpr = min(128 // bits, PART)  # a thread's PART registers take consecutive slots
-    rows_at: gl.constexpr = MATS * 2 * SPLIT * COLS * 8
-    base = gl.inline_asm_elementwise(_shared_asm(rows_at + MATS * 2 * SPLIT * 24), "=r", [], dtype=gl.int32,
-                                     is_pure=True, pack=1)  # fmt: skip
-    slot = (index[:, None] * 2 + j % 2) * SPLIT  # the matrix's first warp slot of this step
-    warp = row // (ROWS // SPLIT)
-    entry = base + rows_at + (slot + warp) * 24  # magnitude, signed value (8 bytes each), key
-    first = row % (ROWS // SPLIT) == 0  # one row of each warp writes the warp's candidate
-    _put(entry, mag, first)
-    _put(entry + 8, col, first)
-    _put(entry + 16, key.to(gl.float32, bitcast=True), first)
-    holds = (row == key % ROWS)[:, :, None, None] & (slot4 < COLS)  # (slot4 < COLS widens the mask to the row)
-    rows = base + ((slot + warp)[:, :, None, None] * COLS + slot4) * (bits // 8)
+    base = gl.inline_asm_elementwise(_shared_asm(MATS * 2 * COLS * 8), "=r", [], dtype=gl.int32, is_pure=True, pack=1)
+    address = base + ((index[:, None, None, None] * 2 + j % 2) * COLS + slot4) * (bits // 8) + 0 * mask.to(gl.int32)
     store: gl.constexpr = _vector_store_asm(bits, pack)
-    gl.inline_asm_elementwise(store[0], store[1], [rows, blk, holds.to(gl.int32)], dtype=gl.int32, is_pure=False,
-                              pack=pack)  # fmt: skip
+    gl.inline_asm_elementwise(
+        store[0], store[1], [address, blk, mask.to(gl.int32)], dtype=gl.int32, is_pure=False, pack=pack
+    )  # fmt: skip
     gl.thread_barrier()
-    entry = base + rows_at + slot * 24 + 0 * row
-    mag = _get(entry, mag)
-    col = _get(entry + 8, col)
-    key = _get(entry + 16, key.to(gl.float32, bitcast=True)).to(gl.int32, bitcast=True)
-    for w in gl.static_range(1, SPLIT):
-        other_key = _get(entry + w * 24 + 16, key.to(gl.float32, bitcast=True)).to(gl.int32, bitcast=True)
-        mag, key, col = _better(mag, key, col, _get(entry + w * 24, mag), other_key, _get(entry + w * 24 + 8, col))
-    winner = (slot + (key % ROWS) // (ROWS // SPLIT))[:, :, None, None]
-    rows = base + (winner * COLS + slot4) * (bits // 8)
     load: gl.constexpr = _vector_load_asm(bits, pack)
-    prow = gl.inline_asm_elementwise(load[0], load[1], [rows], dtype=blk.dtype, is_pure=False, pack=pack)
-    return key, col, prow
+    return gl.inline_asm_elementwise(load[0], load[1], [address], dtype=blk.dtype, is_pure=False, pack=pack)
 
 
 @gluon.jit
@@ -184,7 +107,7 @@ def lu_warp_kernel(
     (0 or the 1-based first zero pivot), as ``lu_batched_kernel`` computes them (the same pivot, the first largest
     magnitude, NaN counting as infinite; rows keep their place in the registers and carry their current position,
     and are stored at their final positions). With SPLIT > 1 the pivot rows pass between warps through shared
-    memory (``_best_across_warps``). ``lu`` may be ``src``: a
+    memory (``_exchange_row``). ``lu`` may be ``src``: a
     matrix is read whole by its warps before any of them writes it.
     """
     ROWS_W: gl.constexpr = ROWS // SPLIT  # rows of a matrix in each of its warps
@@ -226,20 +149,21 @@ def lu_warp_kernel(
             mag = gl.abs(col)
             mag = gl.where(mag != mag, float("inf"), mag)
             mag = gl.where((pos >= j) & (row < M), mag, -1.0)
-            # the first largest magnitude, its row (position and register row in one key) and signed value: within
-            # each warp by shuffles over the lanes of the warp's rows, then across the warps through shared memory
-            best = _group_best(mag, pos * ROWS + row, col, LANES, ROWS_W * LANES // 2)
+            # the first largest magnitude, its row (position and register row in one key) and signed value
+            _, key, pivot = gl.reduce((mag, pos * ROWS + row, col), 1, _first_max)
+            at = key // ROWS
+            holder = key % ROWS
             if SPLIT == 1:
-                key, pivot = best[1], best[2]
-                prow = _shuffle(blk, lane0 + ((key % ROWS) * LANES)[:, :, None, None], "idx")
-            else:
-                key, pivot, prow = _best_across_warps(blk, *best, index, row, slot4, j, ROWS, COLS, PART, MATS, SPLIT)
-            at = key // ROWS  # the same in every row of a matrix
-            gl.store(piv_ptr + mat[:, None] * stride_pb + j + 0 * row, at, mask=(row == 0) & (mat[:, None] < BATCH))
-            first_zero = gl.where((first_zero == 0) & (pivot == 0), j + 1, first_zero)
-            pos = gl.where(pos == at, j, gl.where(pos == j, at, pos))
+                prow = _from_lane(blk, lane0 + (holder * LANES)[:, None, None, None])
+            else:  # the holder's threads write it, every thread reads it (through shared memory)
+                # (c4 < COLS, always true, widens the mask to the row's registers)
+                holds = (row == holder[:, None])[:, :, None, None] & (c4 < COLS)
+                prow = _exchange_row(blk, index, j, slot4, holds, COLS, PART, MATS)
+            gl.store(piv_ptr + mat * stride_pb + j, at, mask=mat < BATCH)
+            first_zero = gl.where((first_zero == 0) & (pivot[:, None] == 0), j + 1, first_zero)
+            pos = gl.where(pos == at[:, None], j, gl.where(pos == j, at[:, None], pos))
             below = ((pos > j) & (row < M))[:, :, None, None]
-            lower = (col / gl.where(pivot == 0, 1.0, pivot))[:, :, None, None]
+            lower = (col / gl.where(pivot == 0, 1.0, pivot)[:, None])[:, :, None, None]
             # column j and the columns from j on, by lane part and register (the register's test is static)
             at_j = (l4 == part_at) & (k4 == reg_at)
             if DEAL:
