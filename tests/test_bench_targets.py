@@ -109,15 +109,37 @@ def test_memory_targets_count_matrices_of_64_mib_and_more() -> None:
     assert met([*rows, tnl], "transpose >= 90% of copy bandwidth (64 MiB and more)") is False
 
 
+SQUARE = "transpose_ of a square >= 85% of copy bandwidth (64 MiB and more)"
+WIDE_GCD = "transpose_ of a rectangle, gcd >= 32: >= 35% of copy bandwidth (64 MiB and more)"
+SMALL_GCD = "transpose_ of a rectangle, gcd < 32: >= 20% of copy bandwidth (64 MiB and more)"
+
+
+def in_place(shape: tuple[int, int], dtype: str, pct: float) -> Row:
+    itemsize = {"bfloat16": 2, "float32": 4, "float64": 8}[dtype]
+    return row("transpose-inplace", "transpose", shape, dtype, 1.0, layout="inplace", pct_ceiling=pct,
+               bytes=2 * itemsize * shape[0] * shape[1])  # fmt: skip
+
+
 def test_in_place_rectangles_by_common_divisor() -> None:
-    rows = [row("transpose-inplace", "transpose", s, "float32", 1.0, layout="inplace", pct_ceiling=pct)
-            for s, pct in (((8192, 8192), 94.0), ((8192, 2048), 36.0), ((4096, 4374), 21.0))]  # fmt: skip
+    rows = [
+        in_place(s, "float32", pct) for s, pct in (((8192, 8192), 94.0), ((8192, 2048), 36.0), ((4096, 4374), 21.0))
+    ]
     found = checks(rows)
-    assert found["transpose_ of a square >= 85% of copy bandwidth"].met is True
-    assert found["transpose_ of a rectangle, gcd >= 32: >= 35% of copy bandwidth"].met is True
-    assert found["transpose_ of a rectangle, gcd < 32: >= 20% of copy bandwidth"].met is True
+    assert found[SQUARE].met is True and found[WIDE_GCD].met is True and found[SMALL_GCD].met is True
     rows[2]["pct_ceiling"] = 19.0  # gcd(4096, 4374) = 2
-    assert met(rows, "transpose_ of a rectangle, gcd < 32: >= 20% of copy bandwidth") is False
+    assert met(rows, SMALL_GCD) is False
+
+
+def test_in_place_targets_count_matrices_of_64_mib_and_more() -> None:
+    """Issue 5's size rule holds for the in-place targets too: 5000^2 bfloat16 (48 MiB) and 100000 x 100 float32
+    (38 MiB) are measured and reported by the lab, but do not count against the targets."""
+    rows = [in_place((5000, 5000), "float32", 86.0), in_place((5000, 5000), "bfloat16", 70.0),
+            in_place((32768, 1024), "float32", 40.0), in_place((100000, 100), "float32", 30.0)]  # fmt: skip
+    found = checks(rows)
+    assert found[SQUARE].met is True and "0 of 1 below" in found[SQUARE].measured  # the bfloat16 square left out
+    assert found[WIDE_GCD].met is True and found[SMALL_GCD].met is None  # no rectangle with gcd < 32
+    rows.append(in_place((100000, 100), "float64", 34.0))  # 76 MiB
+    assert met(rows, WIDE_GCD) is False
 
 
 def test_lu_against_cusolver_magma_and_batched_torch() -> None:
