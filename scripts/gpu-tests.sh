@@ -5,7 +5,9 @@
 # Logs go to $OUT (or ./gpu-out) as pytest-gpu.log, junit.xml and check.json. With SHARDS=N (N > 1) the selected
 # tests run in N pytest processes at once, every N-th test each (most of a GPU test's time is compiling kernels on
 # the CPU): pytest-shard-I.log and junit-I.xml per shard, each shard's summary line in pytest-gpu.log; no check.
-# SHARD_TIMEOUT=SECONDS stops each shard after that long (the device tool's calls end at 600 s).
+# SHARD_TIMEOUT=SECONDS stops each shard after that long (the device tool's calls end at 600 s). A shard that ran
+# none of its tests fails the run. The tests are those of this script's tree (pytest's --rootdir), also where
+# the tree is a copy inside another checkout (a branch's src, tests and scripts carried beside main's).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-gpu-out}"
@@ -20,12 +22,14 @@ for arg in "$@"; do
 done
 shards=${SHARDS:-1}
 if [ "$shards" -gt 1 ]; then
-  python3 -m pytest "${paths[@]}" -q -p no:cacheprovider --collect-only "$@" | grep "::" > "$out/tests.txt"
+  # --rootdir: test ids relative to this tree, also in a copy of it inside another checkout (a branch's tree)
+  python3 -m pytest "${paths[@]}" -q -p no:cacheprovider --rootdir "$PWD" --collect-only "$@" | grep "::" \
+    > "$out/tests.txt"
   echo "$(wc -l < "$out/tests.txt") tests in $shards shards" | tee "$out/pytest-gpu.log"
   for ((i = 0; i < shards; i++)); do
     mapfile -t ids < <(awk -v n="$shards" -v i="$i" 'NR % n == i' "$out/tests.txt")
-    timeout "${SHARD_TIMEOUT:-0}" python3 -m pytest -q -p no:cacheprovider --junitxml="$out/junit-$i.xml" "${ids[@]}" \
-      > "$out/pytest-shard-$i.log" 2>&1 &
+    timeout "${SHARD_TIMEOUT:-0}" python3 -m pytest -q -p no:cacheprovider --rootdir "$PWD" \
+      --junitxml="$out/junit-$i.xml" "${ids[@]}" > "$out/pytest-shard-$i.log" 2>&1 &
   done
   rc=0
   for ((i = 0; i < shards; i++)); do
@@ -36,10 +40,13 @@ if [ "$shards" -gt 1 ]; then
     counted=$(grep -E '^[.sFExX]+( +\[ *[0-9]+%\])?$' "$log" | sed 's/ .*//' |
       awk '{p += gsub(/\./, ""); f += gsub(/[FE]/, "")} END {printf "progress %d passed, %d failed", p, f}')
     echo "shard $i: $counted; $(tail -n 1 "$log" | cut -c1-100)" | tee -a "$out/pytest-gpu.log"
+    case $counted in  # a shard that ran none of its tests (ids that did not resolve, say) fails the run
+      "progress 0 passed, 0 failed") [ -s "$out/tests.txt" ] && rc=1 ;;
+    esac
   done
   exit "$rc"
 fi
-python3 -m pytest "${paths[@]}" -q -p no:cacheprovider --junitxml="$out/junit.xml" --durations=15 "$@" 2>&1 |
+python3 -m pytest "${paths[@]}" -q -p no:cacheprovider --rootdir "$PWD" --junitxml="$out/junit.xml" --durations=15 "$@" 2>&1 |
   tee "$out/pytest-gpu.log"
 rc=${PIPESTATUS[0]}
 python3 -m densela.cli check --json "$out/check.json" 2>&1 | tee "$out/check.log"
