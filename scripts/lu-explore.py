@@ -2,7 +2,7 @@
 and MAGMA paths, for block-width variants. Writes $OUT/lu-explore.jsonl and prints a table.
 
 Usage: python scripts/lu-explore.py [check] [time] [panel] [profile] [batched] [warp] [batch-profile] [whole]
-       [refine] [solve] [batch-blocks] [eager-bytes] [small-host] [shared-batches] [--sizes 1000,4096]
+       [refine] [solve] [batch-blocks] [eager-bytes] [small-host] [--sizes 1000,4096]
        [--blocks 128,32 256,32] [--inverse-blocks 128,256,512]
 """
 
@@ -251,26 +251,6 @@ def batched() -> None:
                       f"pivots {same}, diff {err:.2g}")  # fmt: skip
                 record(kind="batched", count=count, n=n, dtype=str(dtype), densela_ms=ms, panel_ms=panel_ms,
                        pivots_equal=same, **{f"{k}_ex_ms": v for k, v in base.items()})  # fmt: skip
-
-
-def shared_batches() -> None:
-    """lu_factor_ex on batches of 128 x 128 (the blocked path's one-program panels) with the pivot row's exchange
-    through global memory and through shared memory (lu.PANEL_SHARED_BATCHES off, on), in turns, same results."""
-    for count in (1000, 10000):
-        for dtype in (torch.float64, torch.float32):
-            a = torch.randn(count, 128, 128, dtype=dtype, device=DEV)
-            results, times = [], {}
-            for shared in (False, True, False, True):
-                lu_module.PANEL_SHARED_BATCHES = shared
-                results.append(dl.lu_factor_ex(a))
-                times.setdefault(shared, []).append(bench(partial(dl.lu_factor_ex, a), 1.0)[0])
-            lu_module.PANEL_SHARED_BATCHES = False
-            same = all(torch.equal(x, y) for x, y in zip(results[0][:2], results[1][:2], strict=True))
-            off, on = min(times[False]), min(times[True])
-            print(f"shared-batches {count} x 128 {str(dtype)[6:]}: global {off:.3f} ms, shared {on:.3f} ms "
-                  f"({off / on:.3f}x), identical {same}")  # fmt: skip
-            record(kind="shared-batches", count=count, n=128, dtype=str(dtype), global_ms=off, shared_ms=on,
-                   identical=same)  # fmt: skip
 
 
 WARP_SHAPES = ((64, 64), (128, 128), (48, 48), (100, 100), (64, 40), (40, 64), (128, 64), (32, 32))
@@ -575,8 +555,6 @@ def main() -> None:
         profile(sizes, blocks[0])
     if "batched" in args.what:
         batched()
-    if "shared-batches" in args.what:
-        shared_batches()
     if "warp" in args.what:
         warp()
     if "batch-profile" in args.what:

@@ -109,12 +109,6 @@ programs of PANEL_ROWS rows are one warp each, so a few fit on an SM). With one 
 132 x 32 rows gets programs of 64 or 128 rows (2 or 4 warps), whose cross-warp steps cost more per column
 (m = 16384 float64: 5.9 us per column against 3.0 at m = 4096 with 32 rows per program, H100, 2026-11-23)."""
 
-PANEL_SHARED_BATCHES = False
-"""Whether a batch's one-program panels also pass their pivot row through shared memory (a single matrix's always
-do, ``lu_panel_kernel``'s SHARED). Off: on an H200 (2026-11-26, bench-results/nvidia-h200/2026-11-26-panel-shared/)
-10000 x 128 x 128 float64 took 8.47 ms with it against 7.91, its kernel then 8% more instructions than the global
-exchange (sign flips of the loaded row); since the update negates ``lower`` instead, 3% fewer. Not measured since."""
-
 LOOKAHEAD_FROM = 8192
 """Square matrices of at least this order are factored with look-ahead (``_factor_ahead``: the next column block on
 a second stream of higher priority during the trailing update). The panel kernel's grid-wide wait then shares the
@@ -409,7 +403,6 @@ def factor(
         BATCHED_BYTES,
         PANEL_ROWS,
         PANEL_PROGRAMS_PER_SM,
-        PANEL_SHARED_BATCHES,
         LOOKAHEAD_FROM,
     )
     key = ("lu_factor", src.shape, src.dtype, call.run_device, precision, *tuning)
@@ -527,7 +520,7 @@ def _whole(a: torch.Tensor) -> bool:
 
 def _run_factor(a: torch.Tensor, piv: torch.Tensor, info: torch.Tensor, precision: str) -> None:
     """The launches that factor the column-major (batch, m, n) ``a`` (info zero on entry), as dependent launches
-    (``DEPENDENT_LAUNCHES``) on GPUs that have them (Hopper and later)."""
+    (``DEPENDENT_LAUNCHES``) on GPUs that have them (Hopper and later), except with look-ahead."""
     hopper = a.is_cuda and torch.cuda.get_device_capability(a.device) >= (9, 0)
     with dependent_launches(DEPENDENT_LAUNCHES and hopper and not _ahead(*a.shape[1:])):
         _run_factor_launches(a, piv, info, precision)
@@ -712,7 +705,7 @@ def _launch_panel(
         *panel.stride(),
         piv.stride(0), info.stride(0), perm.stride(0), scratch.stride(0),
         ROWS=rows_per, NB=nb, PARTS=parts, GRID_SYNC=sync, WRITE_PERM=work is not None, ASM=not INTERPRET,
-        SHARED=not INTERPRET and not sync and (batch == 1 or PANEL_SHARED_BATCHES),
+        SHARED=not INTERPRET and not sync and batch == 1,  # batches: 0-3% slower with it (docs/lu.md)
         num_warps=max(1, min(8, rows_per // warp_rows)),
     )  # fmt: skip
 

@@ -253,14 +253,15 @@ def _memory(op: str, layouts: tuple[str, ...], copies: int) -> Callable[[Row], b
     )
 
 
+_IN_PLACE = _memory("transpose", ("inplace",), 2)
+
+
 def _square(r: Row) -> bool:
-    return _memory("transpose", ("inplace",), 2)(r) and r["shape"][0] == r["shape"][1]
+    return _IN_PLACE(r) and r["shape"][0] == r["shape"][1]
 
 
 def _rectangle(small: bool) -> Callable[[Row], bool]:
-    return lambda r: (
-        _memory("transpose", ("inplace",), 2)(r) and r["shape"][0] != r["shape"][1] and (_gcd(r) < 32) == small
-    )
+    return lambda r: _IN_PLACE(r) and r["shape"][0] != r["shape"][1] and (_gcd(r) < 32) == small
 
 
 _M = ("memory-targets", "tnl-transpose-*")

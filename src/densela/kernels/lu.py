@@ -17,13 +17,19 @@ def _first_max(value_a, index_a, part_a, value_b, index_b, part_b):
 
 
 @constexpr_function
-def _store_asm(bits, shared):
-    """The predicated PTX store of one ``bits``-wide float (to shared memory at a 32-bit address with ``shared``, else
-    to global memory) and its operand constraints (``_store_block``)."""
+def _store_asm(bits, shared, pack=1):
+    """A predicated PTX store of ``pack`` ``bits``-wide floats (one vector when ``pack`` > 1: 16 bytes at most), to
+    shared memory at a 32-bit address with ``shared``, else to global memory, and its operand constraints: outputs,
+    addresses, values, masks, ``pack`` of each (the first address and mask serve the vector)."""
     space, address = ("shared", "r") if shared else ("global", "l")
+    kind = "d" if bits == 64 else "f"
+    items = ", ".join(f"${2 * pack + i}" for i in range(pack))
+    vector = f".v{pack}" if pack > 1 else ""
+    zeros = " ".join(f"mov.u32 ${i}, 0;" for i in range(pack))
+    store = f"@p st.{space}{vector}.f{bits} [${pack}], {{{items}}};" if pack > 1 else f"@p st.{space}.f{bits} [$1], $2;"
     return (
-        f"{{ .reg .pred p; setp.ne.b32 p, $3, 0; @p st.{space}.f{bits} [$1], $2; mov.u32 $0, 0; }}",
-        f"=r,{address},{'d' if bits == 64 else 'f'},r",
+        f"{{ .reg .pred p; setp.ne.b32 p, ${3 * pack}, 0; {store} {zeros} }}",
+        ",".join(["=r"] * pack + [address] * pack + [kind] * pack + ["r"] * pack),
     )
 
 
@@ -53,8 +59,14 @@ def _shared_buffer(SIZE: tl.constexpr):
 
 
 @constexpr_function
-def _load_shared_asm(bits):
-    return f"ld.shared.f{bits} $0, [$1];", f"={'d' if bits == 64 else 'f'},r"
+def _load_shared_asm(bits, pack=1):
+    """A PTX load of ``pack`` ``bits``-wide floats from a 32-bit shared-memory address (one vector when ``pack`` > 1)
+    and its operand constraints."""
+    kind = "d" if bits == 64 else "f"
+    if pack == 1:
+        return f"ld.shared.f{bits} $0, [$1];", f"={kind},r"
+    outputs = ", ".join(f"${i}" for i in range(pack))
+    return f"ld.shared.v{pack}.f{bits} {{{outputs}}}, [${pack}];", ",".join([f"={kind}"] * pack + ["r"] * pack)
 
 
 @triton.jit

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
-from triton.runtime.jit import constexpr_function
 
-from densela.kernels.lu import _first_max, _shared_asm  # _first_max: a combine function, which Gluon's reduce takes
+# _first_max: a combine function, which Gluon's reduce takes as it is
+from densela.kernels.lu import _first_max, _load_shared_asm, _shared_asm, _store_asm
 
 
 @gluon.jit
@@ -42,27 +42,6 @@ def _from_lane(x, lane):
     return bits.to(x.dtype, bitcast=True)
 
 
-@constexpr_function
-def _vector_store_asm(bits, pack):
-    """The store of ``_exchange_row`` and its constraints: ``pack`` items of ``bits`` a 16-byte vector, predicated by
-    the first item's mask (a row's items share it)."""
-    kind = "d" if bits == 64 else "f"
-    items = ", ".join(f"${2 * pack + i}" for i in range(pack))
-    zeros = " ".join(f"mov.u32 ${i}, 0;" for i in range(pack))
-    predicated = f"@p st.shared.v{pack}.f{bits} [${pack}], {{{items}}};"
-    return (
-        f"{{ .reg .pred p; setp.ne.b32 p, ${3 * pack}, 0; {predicated} {zeros} }}",
-        ",".join(["=r"] * pack + ["r"] * pack + [kind] * pack + ["r"] * pack),
-    )
-
-
-@constexpr_function
-def _vector_load_asm(bits, pack):
-    kind = "d" if bits == 64 else "f"
-    outputs = ", ".join(f"${i}" for i in range(pack))
-    return f"ld.shared.v{pack}.f{bits} {{{outputs}}}, [${pack}];", ",".join([f"={kind}"] * pack + ["r"] * pack)
-
-
 @gluon.jit
 def _exchange_row(blk, index, j, slot4, mask, COLS: gl.constexpr, PART: gl.constexpr, MATS: gl.constexpr):
     """The row that the threads where ``mask`` holds write, as every thread reads it back (its own registers' columns):
@@ -73,12 +52,12 @@ def _exchange_row(blk, index, j, slot4, mask, COLS: gl.constexpr, PART: gl.const
     pack: gl.constexpr = min(128 // bits, PART)  # a thread's PART registers take consecutive slots
     base = gl.inline_asm_elementwise(_shared_asm(MATS * 2 * COLS * 8), "=r", [], dtype=gl.int32, is_pure=True, pack=1)
     address = base + ((index[:, None, None, None] * 2 + j % 2) * COLS + slot4) * (bits // 8) + 0 * mask.to(gl.int32)
-    store: gl.constexpr = _vector_store_asm(bits, pack)
+    store: gl.constexpr = _store_asm(bits, True, pack)
     gl.inline_asm_elementwise(
         store[0], store[1], [address, blk, mask.to(gl.int32)], dtype=gl.int32, is_pure=False, pack=pack
     )  # fmt: skip
     gl.thread_barrier()
-    load: gl.constexpr = _vector_load_asm(bits, pack)
+    load: gl.constexpr = _load_shared_asm(bits, pack)
     return gl.inline_asm_elementwise(load[0], load[1], [address], dtype=blk.dtype, is_pure=False, pack=pack)
 
 
