@@ -33,6 +33,7 @@ LOOKAHEAD: list[bool | None] = [None]
 PRIORITY = [-1]
 PANEL_CAP = [0]
 DEPENDENT = [True]
+ROW_MAJOR: list[bool | None] = [None]
 
 
 def record(**row: object) -> None:
@@ -112,7 +113,7 @@ def timing(sizes: list[int], blocks: list[tuple[int, ...] | None]) -> None:
     """GPU time of lu_factor_ex replays against cuSOLVER and MAGMA for every combination of the block widths (None:
     the library's choice by size), panel rows, programs per SM, look-ahead, the side stream's priority and a cap on
     the panel's programs (0: none); each variant's pivots are compared with the first variant's."""
-    sms = lu_module.multiprocessors
+    sms, row_major_from = lu_module.multiprocessors, lu_module.ROW_MAJOR_FROM
     defaults = (lu_module.BLOCKS, lu_module.LARGE_BLOCKS, lu_module.SMALL_BLOCKS, lu_module.LOOKAHEAD_FROM)
     for n in sizes:
         for dtype in (torch.float64, torch.float32):
@@ -124,9 +125,12 @@ def timing(sizes: list[int], blocks: list[tuple[int, ...] | None]) -> None:
                 base[name] = bench(vendor(name, a))[0]
             torch.backends.cuda.preferred_linalg_library("default")
             reference = None
-            variants = itertools.product(blocks, PANEL_ROWS, PANEL_PER_SM, LOOKAHEAD, PRIORITY, PANEL_CAP, DEPENDENT)
-            for blk, rows, per_sm, ahead, priority, cap, dependent in variants:
+            variants = itertools.product(
+                blocks, PANEL_ROWS, PANEL_PER_SM, LOOKAHEAD, PRIORITY, PANEL_CAP, DEPENDENT, ROW_MAJOR
+            )
+            for blk, rows, per_sm, ahead, priority, cap, dependent, row_major in variants:
                 lu_module.DEPENDENT_LAUNCHES = dependent
+                lu_module.ROW_MAJOR_FROM = row_major_from if row_major is None else {dtype: 1 if row_major else n + 1}
                 widths = defaults[:3] if blk is None else [blk] * 3
                 lu_module.BLOCKS, lu_module.LARGE_BLOCKS, lu_module.SMALL_BLOCKS = widths
                 lu_module.PANEL_ROWS, lu_module.PANEL_PROGRAMS_PER_SM = rows, per_sm
@@ -142,18 +146,20 @@ def timing(sizes: list[int], blocks: list[tuple[int, ...] | None]) -> None:
                 ratio = base["cusolver"] / ms
                 print(
                     f"time n={n} {str(dtype)[6:]} blocks={blk or 'default'} rows={rows} per SM={per_sm} "
-                    f"look-ahead={ahead} priority={priority} panel cap={cap} dependent={dependent}: "
+                    f"look-ahead={ahead} priority={priority} panel cap={cap} dependent={dependent} "
+                    f"row-major={row_major}: "
                     f"densela {ms:.2f} ms, cusolver "
                     f"{base['cusolver']:.2f} ({ratio:.2f}x), magma {base.get('magma', math.nan):.2f}, lu ratio < 30 "
                     f"{ratio_ok}, pivots as the first variant's {same}"
                 )
                 vendors = {f"{k}_ms": v for k, v in base.items()}
                 record(kind="time", n=n, dtype=str(dtype), blocks=blk, panel_rows=rows, panel_per_sm=per_sm,
-                       lookahead=ahead, priority=priority, panel_cap=cap, dependent=dependent, densela_ms=ms,
+                       lookahead=ahead, priority=priority, panel_cap=cap, dependent=dependent, row_major=row_major,
+                       densela_ms=ms,
                        lu_ratio_ok=ratio_ok, same_pivots=same, **vendors)  # fmt: skip
     lu_module.BLOCKS, lu_module.LARGE_BLOCKS, lu_module.SMALL_BLOCKS, lu_module.LOOKAHEAD_FROM = defaults
     lu_module.multiprocessors = sms
-    lu_module.DEPENDENT_LAUNCHES = True
+    lu_module.DEPENDENT_LAUNCHES, lu_module.ROW_MAJOR_FROM = True, row_major_from
     lu_module._SIDE_STREAMS.clear()
     dl.tuning.clear_cache()
 
@@ -533,6 +539,11 @@ def main() -> None:
     p.add_argument("--priority", default="-1", help="priorities of look-ahead's side stream to time, e.g. 0,-1")
     p.add_argument("--panel-cap", default="0", help="caps on the panel's programs to time (0: one per SM), e.g. 0,32")
     p.add_argument("--dependent", default="1", help="dependent launches off and on to time, e.g. 0,1")
+    p.add_argument(
+        "--row-major",
+        default="default",
+        help="row-major working arrays off and on, e.g. 0,1 (default: lu.ROW_MAJOR_FROM's choice)",
+    )
     p.add_argument("--inverse-blocks", default=str(lu_module.INVERSE_BLOCK),
                    help="lu.INVERSE_BLOCK values to time the blocked lu_solve with, e.g. 128,256,512")  # fmt: skip
     args = p.parse_args()
@@ -542,6 +553,7 @@ def main() -> None:
     PRIORITY[:] = [int(x) for x in args.priority.split(",")]
     PANEL_CAP[:] = [int(x) for x in args.panel_cap.split(",")]
     DEPENDENT[:] = [bool(int(x)) for x in args.dependent.split(",")]
+    ROW_MAJOR[:] = [None if x == "default" else bool(int(x)) for x in args.row_major.split(",")]
     sizes = [int(s) for s in args.sizes.split(",")]
     blocks = [tuple(int(x) for x in b.split(",")) for b in args.blocks] or [None]
     if "check" in args.what:
@@ -552,6 +564,8 @@ def main() -> None:
         panel(sizes)
     if "profile" in args.what:
         lu_module.DEPENDENT_LAUNCHES = DEPENDENT[0]
+        if ROW_MAJOR[0] is not None:
+            lu_module.ROW_MAJOR_FROM = dict.fromkeys((torch.float32, torch.float64), 1 if ROW_MAJOR[0] else 1 << 62)
         profile(sizes, blocks[0])
     if "batched" in args.what:
         batched()

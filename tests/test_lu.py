@@ -1555,6 +1555,38 @@ def test_panel_exchange_through_memory(
     assert_lu_valid(values, lu, piv, dtype, f"{shape}")
 
 
+@pytest.mark.parametrize("ahead", [False, True], ids=["plain", "look-ahead"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("n", [17, 40, gpu_only(1000), gpu_only(4097)])
+def test_row_major_working_array_factors_like_the_column_major_one(
+    monkeypatch: pytest.MonkeyPatch, n: int, dtype: torch.dtype, ahead: bool
+) -> None:
+    """ROW_MAJOR_FROM (set here to n, then to none): a square matrix factored in a row-major working array gives the
+    same pivots as the column-major one, LAPACK's up to n = 1000, valid factors, and a column-major ``lu``; with and
+    without look-ahead."""
+    values = np.random.default_rng(n).standard_normal((n, n)).astype(NP_DTYPES[dtype])
+    values[:, n // 3] *= 1e-3  # small entries: later pivots come from far below the diagonal
+    monkeypatch.setattr(densela.lu, "LOOKAHEAD_FROM", 1 if ahead else n + 1)
+    monkeypatch.setattr(densela.lu, "ROW_MAJOR_FROM", {})
+    plain = dl.lu_factor(values)[1]
+    made, column_major = [], densela.lu.column_major
+
+    def recorded(t: torch.Tensor, *args: object, **kwargs: object) -> torch.Tensor:
+        made.append(t.stride())
+        return column_major(t, *args, **kwargs)
+
+    monkeypatch.setattr(densela.lu, "column_major", recorded)
+    monkeypatch.setattr(densela.lu, "ROW_MAJOR_FROM", {dtype: n})
+    lu, piv = dl.lu_factor(torch.from_numpy(values).to(DEVICE))
+    # copied in from the (row-major) input, then out of the row-major working array
+    assert len(made) == 2 and made[1] == (n * n, n, 1), "no row-major working array was copied back"
+    assert lu.stride() == (1, n)
+    assert_pivots_match(piv, plain, f"n={n}, against the column-major working array")
+    if n <= 1000:
+        assert_pivots_match(piv, scipy_factor(values, dtype)[1], f"n={n}")
+    assert_lu_valid(values, lu, piv, dtype, f"n={n}")
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 @pytest.mark.parametrize("n", [17, 40, gpu_only(1000), gpu_only(4097), gpu_only(8192)])
 def test_lookahead_factors_like_lapack(monkeypatch: pytest.MonkeyPatch, n: int, dtype: torch.dtype) -> None:

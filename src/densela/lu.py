@@ -110,6 +110,16 @@ programs of PANEL_ROWS rows are one warp each, so a few fit on an SM). With one 
 132 x 32 rows gets programs of 64 or 128 rows (2 or 4 warps), whose cross-warp steps cost more per column
 (m = 16384 float64: 5.9 us per column against 3.0 at m = 4096 with 32 rows per program, H100, 2026-11-23)."""
 
+ROW_MAJOR_FROM: dict[torch.dtype, int] = {torch.float32: 4096, torch.float64: 16384}
+"""Square matrices (one at a time) of at least this order for their type are factored in a row-major working array,
+copied into a column-major ``lu`` at the end; a type not named: never. Why: ``interchange_rows_kernel`` applies a
+block's row interchanges to every other column, and in a column-major array each moved item of a row is alone in its
+32-byte sector: at n = 16384 its 126 launches took 21.8 ms (float32) and 24.6 ms (float64); in a row-major array a
+row moves whole, 3.5 and 6.3 ms. But the panel kernel runs slower on float64 rows (86.6 us a panel at 16384 against
+71.3; 53.7 against 41.0 at 4096). GPU time against the column-major array (H100, 2026-11-26,
+bench-results/nvidia-h100/2026-11-26-row-major/): float32 12.20 -> 11.55 ms at 4096, 35.9 -> 32.0 at 8192,
+148.6 -> 122.5 at 16384; float64 15.5 -> 17.8 at 4096, 43.1 -> 45.7 at 8192, 146.9 -> 142.4 at 16384."""
+
 LOOKAHEAD_FROM = 8192
 """Square matrices of at least this order are factored with look-ahead (``_factor_ahead``: the next column block on
 a second stream of higher priority during the trailing update). The panel kernel's grid-wide wait then shares the
@@ -412,8 +422,19 @@ def factor(
             return _factor_small(call, src, True, warp)
         # one launch into new arrays: later calls of the same signature replay it (host time decides these calls)
         return replayed("lu_factor", (), (warp,), (src,), None, lambda: _factor_small(call, src, False, warp))
+    # Large square matrices may be factored in a row-major working array (ROW_MAJOR_FROM), lu returned column-major
+    rows = not in_place and batch == 1 and m == n >= ROW_MAJOR_FROM.get(src.dtype, m + 1)
+
+    def working(out: torch.Tensor | None = None) -> torch.Tensor:
+        if out is None and rows:
+            out = torch.empty((batch, m, n), dtype=src.dtype, device=call.run_device)
+        return column_major(src, call.run_device, check, out)  # a copy into ``out``, whatever its layout
+
+    def finished(lu: torch.Tensor, piv: torch.Tensor, info: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return column_major(lu, call.run_device) if rows else lu, piv, info
+
     if eager:
-        return _factor_eager(call, src if in_place else column_major(src, call.run_device, check), precision)
+        return finished(*_factor_eager(call, src if in_place else working(), precision))
     tuning = (
         _blocks(m, n),
         BATCH_BLOCKS,
@@ -421,11 +442,14 @@ def factor(
         PANEL_ROWS,
         PANEL_PROGRAMS_PER_SM,
         LOOKAHEAD_FROM,
+        rows,
     )
     key = ("lu_factor", src.shape, src.dtype, call.run_device, precision, *tuning)
 
     def make() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        work = torch.empty((batch, n, m), dtype=src.dtype, device=call.run_device).mT
+        shape = (batch, m, n) if rows else (batch, n, m)
+        work = torch.empty(shape, dtype=src.dtype, device=call.run_device)
+        work = work if rows else work.mT
         piv = torch.empty((batch, min(m, n)), dtype=torch.int32, device=call.run_device)
         return work, piv, torch.empty(batch, dtype=torch.int32, device=call.run_device)
 
@@ -436,16 +460,17 @@ def factor(
     with call.guard():
         entry = GRAPHS.get(key, make, body)
     if entry is None:
-        return _factor_eager(call, column_major(src, call.run_device, check), precision)
+        return finished(*_factor_eager(call, working(), precision))
     (work, piv, info), replay = entry
-    column_major(src, call.run_device, check, work)
+    working(work)
     with call.guard():
         replay()
-    return work.clone(), piv.clone(), info.clone()
+    return (column_major(work, call.run_device) if rows else work.clone()), piv.clone(), info.clone()
 
 
 def _factor_eager(call: Call, a: torch.Tensor, precision: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Factors the column-major (batch, m, n) ``a`` in place, launch by launch."""
+    """Factors the (batch, m, n) ``a`` (column-major, or row-major: ``ROW_MAJOR_FROM``) in place, launch by
+    launch."""
     batch, m, n = a.shape
     if call.backend == "torch":
         lu, piv, info = torch.linalg.lu_factor_ex(a)
