@@ -110,15 +110,16 @@ programs of PANEL_ROWS rows are one warp each, so a few fit on an SM). With one 
 132 x 32 rows gets programs of 64 or 128 rows (2 or 4 warps), whose cross-warp steps cost more per column
 (m = 16384 float64: 5.9 us per column against 3.0 at m = 4096 with 32 rows per program, H100, 2026-11-23)."""
 
-ROW_MAJOR_FROM: dict[torch.dtype, int] = {torch.float32: 4096, torch.float64: 16384}
+ROW_MAJOR_FROM: dict[torch.dtype, int] = {torch.float32: 2048, torch.float64: 16384}
 """Square matrices (one at a time) of at least this order for their type are factored in a row-major working array,
 copied into a column-major ``lu`` at the end; a type not named: never. Why: ``interchange_rows_kernel`` applies a
 block's row interchanges to every other column, and in a column-major array each moved item of a row is alone in its
 32-byte sector: at n = 16384 its 126 launches took 21.8 ms (float32) and 24.6 ms (float64); in a row-major array a
-row moves whole, 3.5 and 6.3 ms. But the panel kernel runs slower on float64 rows (86.6 us a panel at 16384 against
-71.3; 53.7 against 41.0 at 4096). GPU time against the column-major array (H100, 2026-11-26,
-bench-results/nvidia-h100/2026-11-26-row-major/): float32 12.20 -> 11.55 ms at 4096, 35.9 -> 32.0 at 8192,
-148.6 -> 122.5 at 16384; float64 15.5 -> 17.8 at 4096, 43.1 -> 45.7 at 8192, 146.9 -> 142.4 at 16384."""
+row moves whole, 3.5 and 6.3 ms. But the float64 panel and permutation kernels run slower on rows (86.6 us a panel
+at 16384 against 71.3; 53.7 against 41.0 at 4096). GPU time against the column-major array (H100, 2026-11-26,
+bench-results/nvidia-h100/2026-11-26-row-major/): float32 4.89 -> 4.73 ms at 2048, 12.20 -> 11.55 at 4096,
+35.9 -> 32.0 at 8192, 148.6 -> 122.5 at 16384; float64 6.0 -> 7.9 at 2048, 15.5 -> 17.8 at 4096, 43.1 -> 45.7 at
+8192, 146.9 -> 142.4 at 16384, and 2.13 -> 7.26 at 1000 (its one-program panels)."""
 
 LOOKAHEAD_FROM = 8192
 """Square matrices of at least this order are factored with look-ahead (``_factor_ahead``: the next column block on
