@@ -1587,6 +1587,27 @@ def test_row_major_working_array_factors_like_the_column_major_one(
     assert_lu_valid(values, lu, piv, dtype, f"n={n}")
 
 
+def test_torch_backend_factors_without_a_row_major_working_array(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a GPU and without the interpreter torch's LU factors (it copies into LAPACK's order itself): no
+    row-major working array whatever ROW_MAJOR_FROM says, and LAPACK's pivots and factors."""
+    monkeypatch.setattr(densela._arrays, "INTERPRET", False)
+    monkeypatch.setattr(densela._arrays, "cuda_available", lambda: False)
+    monkeypatch.setattr(densela.lu, "ROW_MAJOR_FROM", {torch.float64: 1})
+    values = np.random.default_rng(7).standard_normal((33, 33))
+    made, column_major = [], densela.lu.column_major
+
+    def recorded(t: torch.Tensor, *args: object, **kwargs: object) -> torch.Tensor:
+        made.append(t.stride())
+        return column_major(t, *args, **kwargs)
+
+    monkeypatch.setattr(densela.lu, "column_major", recorded)
+    lu, piv = dl.lu_factor(torch.from_numpy(values))
+    assert len(made) == 1, f"{len(made)} copies: a row-major working array was made for torch's LU"
+    assert lu.stride() == (1, 33)
+    assert_pivots_match(piv, scipy_factor(values, torch.float64)[1], "torch backend")
+    assert_lu_valid(values, lu, piv, torch.float64, "torch backend")
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 @pytest.mark.parametrize("n", [17, 40, gpu_only(1000), gpu_only(4097), gpu_only(8192)])
 def test_lookahead_factors_like_lapack(monkeypatch: pytest.MonkeyPatch, n: int, dtype: torch.dtype) -> None:

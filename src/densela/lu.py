@@ -423,8 +423,9 @@ def factor(
             return _factor_small(call, src, True, warp)
         # one launch into new arrays: later calls of the same signature replay it (host time decides these calls)
         return replayed("lu_factor", (), (warp,), (src,), None, lambda: _factor_small(call, src, False, warp))
-    # Large square matrices may be factored in a row-major working array (ROW_MAJOR_FROM), lu returned column-major
-    rows = not in_place and batch == 1 and m == n >= ROW_MAJOR_FROM.get(src.dtype, m + 1)
+    # Large square matrices may be factored by densela's kernels in a row-major working array (ROW_MAJOR_FROM), lu
+    # returned column-major (torch's LU, the backend without Triton, copies into LAPACK's order itself)
+    rows = call.backend != "torch" and not in_place and batch == 1 and m == n >= ROW_MAJOR_FROM.get(src.dtype, m + 1)
 
     def working(out: torch.Tensor | None = None) -> torch.Tensor:
         if out is None and rows:
