@@ -135,6 +135,7 @@ def test_rows_have_the_schema_speedups_and_context(tmp_path):
         assert set(row) == set(FIELDS)
         assert row["suite"] == "tiny" and row["base"] == "numpy" and row["date"] and row["versions"]["torch"]
         assert row["err_rel"] < 1e-5
+        assert row["suite_rows"] == 6  # what the run set out to measure of its suite
     base, seq = saved[0], saved[1]
     assert base["speedup"] == 1.0 and base["timer"] == "wall" and base["p20_ms"] <= base["median_ms"] <= base["p80_ms"]
     assert seq["speedup"] == pytest.approx(base["median_ms"] / seq["median_ms"])
@@ -223,6 +224,7 @@ def test_ctrl_c_keeps_what_was_measured(tmp_path, monkeypatch):
     assert len(rows) == 2
     lines = (tmp_path / "rows.jsonl").read_text().splitlines()
     assert [json.loads(line)["provider"] for line in lines] == ["numpy", "cpu-seq"]
+    assert [json.loads(line)["suite_rows"] for line in lines] == [4, 4]  # two of four: a run cut short
     assert (tmp_path / "report.md").exists()
 
 

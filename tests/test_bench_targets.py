@@ -203,3 +203,30 @@ def test_report_command_prints_the_targets_last(tmp_path: Path, capsys: pytest.C
         == "  no  6  LU: never below 0.9x cuSOLVER: "
         + checks(read_rows(STORED / "rows.jsonl"))["LU: never below 0.9x cuSOLVER"].measured
     )
+
+
+def test_the_targets_table_passes_over_a_run_cut_short(tmp_path: Path) -> None:
+    """``scripts/issue-targets.py`` takes each suite from its latest whole run: a later run with fewer rows of the
+    suite than its rows' ``suite_rows`` is passed over and named; rows without ``suite_rows`` count as whole."""
+    import importlib.util
+
+    from densela.bench.rows import append_row
+
+    spec = importlib.util.spec_from_file_location(
+        "issue_targets", Path(__file__).parent.parent / "scripts/issue-targets.py"
+    )
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    runs = {
+        "old": [row("lu-large", "lu", (n,), "float64", 1.1, date="2026-11-20", suite_rows=None) for n in (1000, 2048)],
+        "whole": [row("lu-large", "lu", (n,), "float64", 1.2, date="2026-11-25", suite_rows=2) for n in (1000, 2048)],
+        "cut": [row("lu-large", "lu", (1000,), "float64", 0.5, date="2026-11-26", suite_rows=2)],
+    }
+    for name, rows in runs.items():
+        (tmp_path / name).mkdir()
+        for r in rows:
+            append_row(tmp_path / name / "rows.jsonl", r)
+    latest, later = script.latest_runs(tmp_path)
+    assert latest["lu-large"][1].parent.name == "whole" and len(latest["lu-large"][2]) == 2
+    assert [(suite, path.parent.name) for suite, path in later] == [("lu-large", "cut")]
+    assert script.cut_short(runs["cut"]) and not script.cut_short(runs["old"]) and not script.cut_short(runs["whole"])

@@ -18,7 +18,9 @@ Fields (None where not applicable):
 - outcome: ``status`` ("ok", "failed", "skipped"), ``note`` (the error or skip reason; on an ok row what
   the provider said of its result, as densela's refinement: iterations, converged or fell back);
 - context: ``gpu``, ``driver``, ``cuda``, ``versions`` (dict: python, densela, torch, triton, numpy,
-  cupy), ``git_commit``, ``date`` (when the row was measured: ISO 8601, UTC), ``host``.
+  cupy), ``git_commit``, ``date`` (when the row was measured: ISO 8601, UTC), ``host``, ``suite_rows`` (how many
+  rows the run set out to measure for the row's suite: a run with fewer rows of it was cut short; None in runs
+  written before 2026-11-26).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ FIELDS = (
     "median_ms", "p20_ms", "p80_ms", "reps", "spread", "noisy", "timer",
     "flops", "bytes", "tflops", "gbps", "pct_ceiling", "ceiling", "speedup",
     "err_max", "err_l2", "err_rel", "h2d_ms", "d2h_ms", "status", "note",
-    "gpu", "driver", "cuda", "versions", "git_commit", "date", "host",
+    "gpu", "driver", "cuda", "versions", "git_commit", "date", "host", "suite_rows",
 )  # fmt: skip
 
 

@@ -16,6 +16,7 @@ import json
 import math
 import platform
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -321,7 +322,8 @@ def run_suites(
     wanted = dict.fromkeys(p for s in suites for p in s.providers if providers is None or p in providers)
     unavailable = {p: PROVIDERS[p].unavailable(gpu) for p in wanted}  # each import tried once per run
     work = list(_work(suites, providers, unavailable))
-    bar = _progress(sum(len(names) for _, _, names in work), progress)
+    planned = Counter(suite.name for suite, _, names in work for _ in names)
+    bar = _progress(sum(planned.values()), progress)
     rows: list[Row] = []
     started = time.perf_counter()
     try:
@@ -340,7 +342,7 @@ def run_suites(
                     base_ms = median
                 if base_ms is not None and median:
                     row["speedup"] = base_ms / median
-                row.update(shared, date=_now())
+                row.update(shared, date=_now(), suite_rows=planned[suite.name])
                 append_row(path, row)
                 rows.append(row)
                 if bar is not None:
