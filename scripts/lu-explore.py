@@ -130,7 +130,7 @@ def timing(sizes: list[int], blocks: list[tuple[int, ...] | None]) -> None:
             )
             for blk, rows, per_sm, ahead, priority, cap, dependent, row_major in variants:
                 lu_module.DEPENDENT_LAUNCHES = dependent
-                lu_module.ROW_MAJOR_FROM = row_major_from if row_major is None else {dtype: 1 if row_major else n + 1}
+                lu_module.ROW_MAJOR_FROM = row_major_from if row_major is None else {dtype: 1} if row_major else {}
                 widths = defaults[:3] if blk is None else [blk] * 3
                 lu_module.BLOCKS, lu_module.LARGE_BLOCKS, lu_module.SMALL_BLOCKS = widths
                 lu_module.PANEL_ROWS, lu_module.PANEL_PROGRAMS_PER_SM = rows, per_sm
@@ -565,7 +565,7 @@ def main() -> None:
     if "profile" in args.what:
         lu_module.DEPENDENT_LAUNCHES = DEPENDENT[0]
         if ROW_MAJOR[0] is not None:
-            lu_module.ROW_MAJOR_FROM = dict.fromkeys((torch.float32, torch.float64), 1 if ROW_MAJOR[0] else 1 << 62)
+            lu_module.ROW_MAJOR_FROM = dict.fromkeys(lu_module.LU_DTYPES, 1) if ROW_MAJOR[0] else {}
         profile(sizes, blocks[0])
     if "batched" in args.what:
         batched()

@@ -1555,6 +1555,19 @@ def test_panel_exchange_through_memory(
     assert_lu_valid(values, lu, piv, dtype, f"{shape}")
 
 
+def recorded_copies(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, ...]]:
+    """The strides of every array ``lu.column_major`` copies from, from now on (the working arrays' copies in and
+    out)."""
+    made, column_major = [], densela.lu.column_major
+
+    def recorded(t: torch.Tensor, *args: object, **kwargs: object) -> torch.Tensor:
+        made.append(t.stride())
+        return column_major(t, *args, **kwargs)
+
+    monkeypatch.setattr(densela.lu, "column_major", recorded)
+    return made
+
+
 @pytest.mark.parametrize("ahead", [False, True], ids=["plain", "look-ahead"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 @pytest.mark.parametrize("n", [17, 40, gpu_only(1000), gpu_only(4097)])
@@ -1569,13 +1582,7 @@ def test_row_major_working_array_factors_like_the_column_major_one(
     monkeypatch.setattr(densela.lu, "LOOKAHEAD_FROM", 1 if ahead else n + 1)
     monkeypatch.setattr(densela.lu, "ROW_MAJOR_FROM", {})
     plain = dl.lu_factor(values)[1]
-    made, column_major = [], densela.lu.column_major
-
-    def recorded(t: torch.Tensor, *args: object, **kwargs: object) -> torch.Tensor:
-        made.append(t.stride())
-        return column_major(t, *args, **kwargs)
-
-    monkeypatch.setattr(densela.lu, "column_major", recorded)
+    made = recorded_copies(monkeypatch)
     monkeypatch.setattr(densela.lu, "ROW_MAJOR_FROM", {dtype: n})
     lu, piv = dl.lu_factor(torch.from_numpy(values).to(DEVICE))
     # copied in from the (row-major) input, then out of the row-major working array
@@ -1594,13 +1601,7 @@ def test_torch_backend_factors_without_a_row_major_working_array(monkeypatch: py
     monkeypatch.setattr(densela._arrays, "cuda_available", lambda: False)
     monkeypatch.setattr(densela.lu, "ROW_MAJOR_FROM", {torch.float64: 1})
     values = np.random.default_rng(7).standard_normal((33, 33))
-    made, column_major = [], densela.lu.column_major
-
-    def recorded(t: torch.Tensor, *args: object, **kwargs: object) -> torch.Tensor:
-        made.append(t.stride())
-        return column_major(t, *args, **kwargs)
-
-    monkeypatch.setattr(densela.lu, "column_major", recorded)
+    made = recorded_copies(monkeypatch)
     lu, piv = dl.lu_factor(torch.from_numpy(values))
     assert len(made) == 1, f"{len(made)} copies: a row-major working array was made for torch's LU"
     assert lu.stride() == (1, 33)

@@ -378,8 +378,9 @@ def column_major(
 
     ``check`` (the operation's name): an infinity or NaN in ``t`` raises ValueError, found by the transpose kernel
     as it copies (a pass over the input saved: torch.isfinite took about 0.5 ms of the 9.3 that 10000 x 128 x 128
-    float64 took in the lab on the H100, 2026-11-24), else by torch.isfinite before the copy. ``out``: the
-    column-major array to copy into (a graph's static buffer), else a new one."""
+    float64 took in the lab on the H100, 2026-11-24), else by torch.isfinite before the copy. ``out``: the array to
+    copy into (a graph's static buffer; column-major, or row-major for ``ROW_MAJOR_FROM``'s working arrays), else a
+    new column-major one."""
     work = (
         torch.empty((*t.shape[:-2], t.shape[-1], t.shape[-2]), dtype=t.dtype, device=device).mT if out is None else out
     )
@@ -467,7 +468,7 @@ def factor(
     working(work)
     with call.guard():
         replay()
-    return (column_major(work, call.run_device) if rows else work.clone()), piv.clone(), info.clone()
+    return finished(work if rows else work.clone(), piv.clone(), info.clone())
 
 
 def _factor_eager(call: Call, a: torch.Tensor, precision: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
