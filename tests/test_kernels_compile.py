@@ -349,6 +349,29 @@ def test_panel_kernel_stores_its_candidate_row_from_registers(pointer: str, grid
 
 
 @compiled
+@pytest.mark.parametrize("pointer", ["*fp64", "*fp32"])
+def test_panel_and_permutation_keep_their_rows_in_threads_in_either_memory_order(pointer: str) -> None:
+    """lu_panel_kernel (a one-warp program of 32 rows by 16 columns, the grid exchange) and permute_solve_kernel (16
+    rows by 8 columns): a row-major block (unit column stride) gets the layout of a column-major one, rows across
+    the lanes, and no more shuffles. From a unit column stride Triton would lay 16 threads along the columns, and
+    every column's pick and pivot search would cross lanes (float64: SHFL 159 against 43 in the panel's SASS)."""
+    ints = {name: "*i32" for name in ("piv_ptr", "info_ptr", "perm_ptr", "at_ptr", "sync_ptr")}
+    panel = dict(ROWS=32, NB=16, PARTS=256, GRID_SYNC=True, WRITE_PERM=True, ASM=True, SHARED=False)
+    permute = dict(GATHER=True, NB=16, BLOCK=8)
+    compiled = {
+        unit: [
+            compile_hopper(kernel, pointer, constants, (unit,), num_warps=1, pointers=ints)
+            for kernel, constants in ((lu_panel_kernel, panel), (permute_solve_kernel, permute))
+        ]
+        for unit in ("stride_am", "stride_an")
+    }
+    for kernel, rows_across_lanes in enumerate(("threadsPerWarp = [32, 1]", "threadsPerWarp = [16, 2]")):
+        column_major, row_major = (compiled[unit][kernel].asm for unit in ("stride_am", "stride_an"))
+        assert rows_across_lanes in column_major["ttgir"] and rows_across_lanes in row_major["ttgir"]
+        assert row_major["ptx"].count("shfl.sync") == column_major["ptx"].count("shfl.sync")
+
+
+@compiled
 @pytest.mark.parametrize("pointer", ["*fp32", "*fp64"])
 def test_substitution_broadcasts_each_row_from_its_lane(pointer: str) -> None:
     """permute_solve_kernel on a column-major 32 x 8 block (a row per lane, one warp): each substitution step

@@ -772,7 +772,7 @@ def _launch_permute_solve(work: _Work, k: int, w: int, solve_end: int) -> None:
         a, work.perm,
         n, k, min(m - k, w), k - lo, k - lo + w, solve_end - lo, left,
         *a.stride(), work.perm.stride(0),
-        GATHER=gather and a.stride(1) == 1, NB=max(2, _pow2(w)), BLOCK=block,
+        GATHER=gather, NB=max(2, _pow2(w)), BLOCK=block,
         num_warps=1,
     )  # fmt: skip
 
