@@ -124,11 +124,11 @@ Below 2048 a single matrix's panels are one program each, slower on rows in eith
 ROWS_IN_THREADS = {8: True, 4: False}
 """By item size: whether ``lu_panel_kernel`` and ``permute_solve_kernel`` hide a row-major array's unit column stride
 from Triton's layout analysis, so that each thread holds whole rows as on a column-major array (and the
-substitution gathers its rows, ``PERMUTE_PROGRAMS``). H100, 2026-11-26 (bench-results/nvidia-h100/2026-11-26-row-layout/),
-a factorization in a row-major working array, without -> with: float64 7.42 -> 2.80 ms at n = 1000, 7.90 -> 5.83 at
-2048, 17.98 -> 15.01 at 4096, 45.41 -> 39.88 at 8192, 142.2 -> 129.4 at 16384; float32 (16 lanes along the columns
-without) 3.44 -> 2.03 at 1000 but 4.71 -> 5.27 at 2048, 11.62 -> 12.68 at 4096, 31.98 -> 35.10 at 8192, 122.5 ->
-131.0 at 16384."""
+substitution gathers its rows, ``PERMUTE_PROGRAMS``). A factorization in a row-major working array, without -> with
+(H100, 2026-11-26, bench-results/nvidia-h100/2026-11-26-row-layout/): float64 7.42 -> 2.80 ms at n = 1000, 7.90 ->
+5.83 at 2048, 17.98 -> 15.01 at 4096, 45.41 -> 39.88 at 8192, 142.2 -> 129.4 at 16384; float32 (16 lanes along the
+columns without) 3.44 -> 2.03 at 1000 but 4.71 -> 5.27 at 2048, 11.62 -> 12.68 at 4096, 31.98 -> 35.10 at 8192,
+122.5 -> 131.0 at 16384."""
 
 LOOKAHEAD_FROM = 8192
 """Square matrices of at least this order are factored with look-ahead (``_factor_ahead``: the next column block on
