@@ -336,8 +336,9 @@ def test_panel_kernel_stores_its_candidate_row_from_registers(pointer: str, grid
     updates only the 31 - j columns right of it (one FMA each, the comparisons folded away). With SHARED the row
     goes through the kernel's own static shared array (32 predicated stores and 32 loads a thread per column), not
     through global memory."""
-    constants = dict(ROWS=128, NB=32, PARTS=128, GRID_SYNC=grid_sync, WRITE_PERM=True, ASM=True, SHARED=shared,
-        ROWS_IN_THREADS=False)
+    constants = dict(
+        ROWS=128, NB=32, PARTS=128, GRID_SYNC=grid_sync, WRITE_PERM=True, ASM=True, SHARED=shared, ROWS_IN_THREADS=False
+    )
     pointers = {name: "*i32" for name in ("piv_ptr", "info_ptr", "perm_ptr", "at_ptr", "sync_ptr")}
     compiled = compile_hopper(lu_panel_kernel, pointer, constants, num_warps=4, pointers=pointers)
     ptx = compiled.asm["ptx"]
