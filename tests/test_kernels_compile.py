@@ -336,7 +336,9 @@ def test_panel_kernel_stores_its_candidate_row_from_registers(pointer: str, grid
     updates only the 31 - j columns right of it (one FMA each, the comparisons folded away). With SHARED the row
     goes through the kernel's own static shared array (32 predicated stores and 32 loads a thread per column), not
     through global memory."""
-    constants = dict(ROWS=128, NB=32, PARTS=128, GRID_SYNC=grid_sync, WRITE_PERM=True, ASM=True, SHARED=shared)
+    constants = dict(
+        ROWS=128, NB=32, PARTS=128, GRID_SYNC=grid_sync, WRITE_PERM=True, ASM=True, SHARED=shared, ROWS_IN_THREADS=False
+    )
     pointers = {name: "*i32" for name in ("piv_ptr", "info_ptr", "perm_ptr", "at_ptr", "sync_ptr")}
     compiled = compile_hopper(lu_panel_kernel, pointer, constants, num_warps=4, pointers=pointers)
     ptx = compiled.asm["ptx"]
@@ -349,12 +351,43 @@ def test_panel_kernel_stores_its_candidate_row_from_registers(pointer: str, grid
 
 
 @compiled
+@pytest.mark.parametrize("pointer", ["*fp64", "*fp32"])
+@pytest.mark.parametrize("rows_in_threads", [True, False])
+def test_panel_and_permutation_keep_their_rows_in_threads_in_either_memory_order(
+    pointer: str, rows_in_threads: bool
+) -> None:
+    """lu_panel_kernel (a one-warp program of 32 rows by 16 columns, the grid exchange) and permute_solve_kernel (16
+    rows by 8 columns): with ROWS_IN_THREADS a row-major block (unit column stride) gets the layout of a
+    column-major one, rows across the lanes, and no more shuffles. Without it Triton lays 16 threads along the
+    columns of a row-major block, and every column's pick and pivot search crosses lanes (float64: SHFL 159 against
+    43 in the panel's SASS); float32 runs faster so on the H100 (lu.ROWS_IN_THREADS)."""
+    ints = {name: "*i32" for name in ("piv_ptr", "info_ptr", "perm_ptr", "at_ptr", "sync_ptr")}
+    panel = dict(ROWS=32, NB=16, PARTS=256, GRID_SYNC=True, WRITE_PERM=True, ASM=True, SHARED=False)
+    permute = dict(GATHER=True, NB=16, BLOCK=8)
+    compiled = {
+        unit: [
+            compile_hopper(kernel, pointer, {**constants, "ROWS_IN_THREADS": rows_in_threads}, (unit,),
+                           num_warps=1, pointers=ints)
+            for kernel, constants in ((lu_panel_kernel, panel), (permute_solve_kernel, permute))
+        ]
+        for unit in ("stride_am", "stride_an")
+    }  # fmt: skip
+    for kernel, rows_across_lanes in enumerate(("threadsPerWarp = [32, 1]", "threadsPerWarp = [16, 2]")):
+        column_major, row_major = (compiled[unit][kernel].asm for unit in ("stride_am", "stride_an"))
+        assert rows_across_lanes in column_major["ttgir"]
+        assert rows_across_lanes in row_major["ttgir"] or not rows_in_threads
+    assert ("threadsPerWarp = [32, 1]" in compiled["stride_an"][0].asm["ttgir"]) == rows_in_threads
+    panel_shuffles = [compiled[unit][0].asm["ptx"].count("shfl.sync") for unit in ("stride_am", "stride_an")]
+    assert (panel_shuffles[0] == panel_shuffles[1]) == rows_in_threads
+
+
+@compiled
 @pytest.mark.parametrize("pointer", ["*fp32", "*fp64"])
 def test_substitution_broadcasts_each_row_from_its_lane(pointer: str) -> None:
     """permute_solve_kernel on a column-major 32 x 8 block (a row per lane, one warp): each substitution step
     takes row i from lane i by one shuffle per register (8 columns, two shuffles each in float64), not by a
     sum across the lanes (five shuffle rounds a register); nothing goes through shared memory."""
-    constants = dict(GATHER=True, NB=32, BLOCK=8)
+    constants = dict(GATHER=True, NB=32, BLOCK=8, ROWS_IN_THREADS=False)
     compiled = compile_hopper(
         permute_solve_kernel, pointer, constants, ("stride_am",), num_warps=1, pointers={"perm_ptr": "*i32"}
     )

@@ -110,16 +110,25 @@ programs of PANEL_ROWS rows are one warp each, so a few fit on an SM). With one 
 132 x 32 rows gets programs of 64 or 128 rows (2 or 4 warps), whose cross-warp steps cost more per column
 (m = 16384 float64: 5.9 us per column against 3.0 at m = 4096 with 32 rows per program, H100, 2026-11-23)."""
 
-ROW_MAJOR_FROM: dict[torch.dtype, int] = {torch.float32: 2048, torch.float64: 16384}
+ROW_MAJOR_FROM: dict[torch.dtype, int] = {torch.float32: 2048, torch.float64: 2048}
 """Square matrices (one at a time) of at least this order for their type are factored in a row-major working array,
 copied into a column-major ``lu`` at the end; a type not named: never. Why: ``interchange_rows_kernel`` applies a
 block's row interchanges to every other column, and in a column-major array each moved item of a row is alone in its
 32-byte sector: at n = 16384 its 126 launches took 21.8 ms (float32) and 24.6 ms (float64); in a row-major array a
-row moves whole, 3.5 and 6.3 ms. But the float64 panel and permutation kernels run slower on rows (86.6 us a panel
-at 16384 against 71.3; 53.7 against 41.0 at 4096). GPU time against the column-major array (H100, 2026-11-26,
-bench-results/nvidia-h100/2026-11-26-row-major/): float32 4.89 -> 4.73 ms at 2048, 12.20 -> 11.55 at 4096,
-35.9 -> 32.0 at 8192, 148.6 -> 122.5 at 16384; float64 6.0 -> 7.9 at 2048, 15.5 -> 17.8 at 4096, 43.1 -> 45.7 at
-8192, 146.9 -> 142.4 at 16384, and 2.13 -> 7.26 at 1000 (its one-program panels)."""
+row moves whole, 3.5 and 6.3 ms. GPU time, column-major -> row-major array (H100, 2026-11-26,
+bench-results/nvidia-h100/2026-11-26-row-layout/; float64 with ``ROWS_IN_THREADS``): float32 1.59 -> 3.44 ms at
+1000, 4.87 -> 4.71 at 2048, 12.29 -> 11.62 at 4096, 35.98 -> 31.98 at 8192, 149.5 -> 122.5 at 16384; float64 2.30 ->
+2.65-2.80 at 1000, 6.00 -> 5.83 at 2048, 15.80 -> 15.01 at 4096, 43.19 -> 39.88 at 8192, 147.0 -> 129.4 at 16384.
+Below 2048 a single matrix's panels are one program each, slower on rows in either type."""
+
+ROWS_IN_THREADS = {8: True, 4: False}
+"""By item size: whether ``lu_panel_kernel`` and ``permute_solve_kernel`` hide a row-major array's unit column stride
+from Triton's layout analysis, so that each thread holds whole rows as on a column-major array (and the
+substitution gathers its rows, ``PERMUTE_PROGRAMS``). A factorization in a row-major working array, without -> with
+(H100, 2026-11-26, bench-results/nvidia-h100/2026-11-26-row-layout/): float64 7.42 -> 2.80 ms at n = 1000, 7.90 ->
+5.83 at 2048, 17.98 -> 15.01 at 4096, 45.41 -> 39.88 at 8192, 142.2 -> 129.4 at 16384; float32 (16 lanes along the
+columns without) 3.44 -> 2.03 at 1000 but 4.71 -> 5.27 at 2048, 11.62 -> 12.68 at 4096, 31.98 -> 35.10 at 8192,
+122.5 -> 131.0 at 16384."""
 
 LOOKAHEAD_FROM = 8192
 """Square matrices of at least this order are factored with look-ahead (``_factor_ahead``: the next column block on
@@ -751,7 +760,7 @@ def _launch_panel(
         piv.stride(0), info.stride(0), perm.stride(0), scratch.stride(0),
         ROWS=rows_per, NB=nb, PARTS=parts, GRID_SYNC=sync, WRITE_PERM=work is not None, ASM=not INTERPRET,
         SHARED=not INTERPRET and not sync and batch == 1,  # batches: 0-3% slower with it (docs/lu.md)
-        num_warps=max(1, min(8, rows_per // warp_rows)),
+        ROWS_IN_THREADS=ROWS_IN_THREADS[panel.element_size()], num_warps=max(1, min(8, rows_per // warp_rows)),
     )  # fmt: skip
 
 
@@ -763,6 +772,7 @@ def _launch_permute_solve(work: _Work, k: int, w: int, solve_end: int) -> None:
     a = work.a[:, :, lo:hi]  # columns numbered from lo
     batch, m, n = a.shape
     block, gather = PERMUTE_PROGRAMS[a.element_size()]
+    rows_in_threads = ROWS_IN_THREADS[a.element_size()]
     left = cdiv(k - lo, block)
     programs = left + cdiv(n - (k - lo) - w, block)
     if programs == 0:
@@ -772,8 +782,8 @@ def _launch_permute_solve(work: _Work, k: int, w: int, solve_end: int) -> None:
         a, work.perm,
         n, k, min(m - k, w), k - lo, k - lo + w, solve_end - lo, left,
         *a.stride(), work.perm.stride(0),
-        GATHER=gather and a.stride(1) == 1, NB=max(2, _pow2(w)), BLOCK=block,
-        num_warps=1,
+        GATHER=gather and (rows_in_threads or a.stride(1) == 1), NB=max(2, _pow2(w)), BLOCK=block,
+        ROWS_IN_THREADS=rows_in_threads, num_warps=1,
     )  # fmt: skip
 
 
