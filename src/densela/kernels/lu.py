@@ -458,7 +458,7 @@ def _block_product(a, b, DOT: tl.constexpr):
 
 @triton.jit
 def sweep_solve_kernel(
-    t_ptr, inv_ptr, src_ptr, dst_ptr, perm_ptr, state_ptr,
+    t_ptr, inv_ptr, beside_ptr, src_ptr, dst_ptr, perm_ptr, state_ptr,
     N, K, alpha,
     stride_tm, stride_tn, stride_sm, stride_sk, stride_dm, stride_dk,
     LOWER: tl.constexpr, PERMUTE: tl.constexpr, BLOCK: tl.constexpr, COLS: tl.constexpr, DOT: tl.constexpr,
@@ -466,19 +466,24 @@ def sweep_solve_kernel(
     """``dst = T^-1 (alpha * src)`` for the lower (LOWER) or upper triangle T of the N x N ``t``, columns
     [g COLS, (g + 1) COLS) of the N x K ``src`` and ``dst`` for g = ``program_id(1)``, in one launch; T's
     diagonal enters only through ``inv``, the inverses of its BLOCK x BLOCK diagonal blocks (float64, row-major,
-    one per block: unit or not, as the caller computed them). With PERMUTE the right-hand side is
-    ``src[perm[i]]`` (P src, for the interchanges of P A = L U). The arithmetic is in float64 for float64
-    ``dst``, else float32, T's entries converted; tile products by ``tl.dot`` when DOT (COLS >= 16).
+    one per block: unit or not, as the caller computed them), and ``beside``, each such inverse times the tile
+    of T beside its block that is solved just before it (left of it for LOWER, else right; the same layout).
+    With PERMUTE the right-hand side is ``src[perm[i]]`` (P src, for the interchanges of P A = L U). The
+    arithmetic is in float64 for float64 ``dst``, else float32, T's entries converted; tile products by
+    ``tl.dot`` when DOT (COLS >= 16).
 
     The programs of a column group take block rows in the order they start (``state[2 g]``, zero on entry,
     hands out tickets): the first from the top (LOWER) or the bottom, and so on. Each subtracts from its
     right-hand sides the products of T's tiles beside its diagonal block with the blocks already solved, as
-    they become available, then multiplies by its diagonal block's inverse, stores its block and sets
+    they become available, multiplies by its diagonal block's inverse, stores its block and sets
     ``state[2 g + 1]``, the number of solved blocks, to its ticket + 1 (release): blocks finish in ticket
-    order, since each needs the one before. A program waits only on programs that took their tickets
-    earlier, so all are already running, whatever the grid's size against the GPU. Reading a tile does not
-    wait; its block of right-hand sides does, and only while the count last seen does not cover it. Without
-    PERMUTE, ``dst`` may be ``src``: each block is read by the program that writes it, before it does.
+    order, since each needs the one before. The block just before comes last, through ``beside``:
+    ``x = inv (b - sum T_s x_s) - beside x_prev``, the first product formed before its wait, so that one
+    product a block stays on the chain of dependent blocks (two and a load of ``inv`` before 2026-11-26). A
+    program waits only on programs that took their tickets earlier, so all are already running, whatever the
+    grid's size against the GPU. Reading a tile does not wait; its block of right-hand sides does, and only
+    while the count last seen does not cover it. Without PERMUTE, ``dst`` may be ``src``: each block is read by
+    the program that writes it, before it does.
     """
     group = tl.program_id(1)
     k = group * COLS + tl.arange(0, COLS)
@@ -500,9 +505,18 @@ def sweep_solve_kernel(
     for s in range(0, ticket):
         q = s if LOWER else blocks - 1 - s
         cols = q * BLOCK + c
-        tile = tl.load(
-            t_rows + cols[None, :].to(tl.int64) * stride_tn, mask=live[:, None] & (cols[None, :] < N), other=0.0
-        )
+        last = s == ticket - 1  # the block just before: through ``beside``, after the inverse's product
+        if last:
+            inv = tl.load(inv_ptr + blk.to(tl.int64) * BLOCK * BLOCK + c[:, None] * BLOCK + c[None, :])
+            acc = _block_product(inv.to(acc.dtype), acc, DOT)
+            tile = tl.load(beside_ptr + blk.to(tl.int64) * BLOCK * BLOCK + c[:, None] * BLOCK + c[None, :])
+            tile = tile.to(acc.dtype)
+        else:
+            tile = tl.load(
+                t_rows + cols[None, :].to(tl.int64) * stride_tn,
+                mask=live[:, None] & (cols[None, :] < N),
+                other=0.0,
+            ).to(acc.dtype)
         if known <= s:
             known = tl.atomic_add(state_ptr + 1, 0, sem="acquire")
             while known <= s:
@@ -512,9 +526,11 @@ def sweep_solve_kernel(
             dst_k + cols[:, None].to(tl.int64) * stride_dm, mask=(cols < N)[:, None] & in_k, other=0.0,
             cache_modifier=".cg",
         )  # fmt: skip
-        acc -= _block_product(tile.to(acc.dtype), x, DOT)
-    inv = tl.load(inv_ptr + blk.to(tl.int64) * BLOCK * BLOCK + c[:, None] * BLOCK + c[None, :])
-    out = _block_product(inv.to(acc.dtype), acc, DOT)
+        acc -= _block_product(tile, x, DOT)
+    out = acc
+    if ticket == 0:
+        inv = tl.load(inv_ptr + blk.to(tl.int64) * BLOCK * BLOCK + c[:, None] * BLOCK + c[None, :])
+        out = _block_product(inv.to(acc.dtype), acc, DOT)
     tl.store(dst_k + r[:, None].to(tl.int64) * stride_dm, out, mask=live[:, None] & in_k)
     tl.debug_barrier()  # every thread's part of the block stored before the release
     tl.atomic_xchg(state_ptr + 1, ticket + 1, sem="release")
