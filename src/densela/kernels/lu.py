@@ -457,6 +457,25 @@ def _block_product(a, b, DOT: tl.constexpr):
 
 
 @triton.jit
+def _wait_solved(count_ptr, known, s):
+    """``known``, the count of solved blocks last seen, once it covers block ``s`` (acquire loads of
+    ``count_ptr`` while it does not)."""
+    if known <= s:
+        known = tl.atomic_add(count_ptr, 0, sem="acquire")
+        while known <= s:
+            known = tl.atomic_add(count_ptr, 0, sem="acquire")
+        tl.debug_barrier()
+    return known
+
+
+@triton.jit
+def _solved_block(dst_k, cols, N, in_k, stride_dm):
+    """The solved right-hand sides of rows ``cols`` (through L2: another program stored them)."""
+    return tl.load(dst_k + cols[:, None].to(tl.int64) * stride_dm, mask=(cols < N)[:, None] & in_k, other=0.0,
+                   cache_modifier=".cg")  # fmt: skip
+
+
+@triton.jit
 def sweep_solve_kernel(
     t_ptr, inv_ptr, beside_ptr, src_ptr, dst_ptr, perm_ptr, state_ptr,
     N, K, alpha,
@@ -502,35 +521,22 @@ def sweep_solve_kernel(
     acc = (acc * alpha).to(dst_ptr.dtype.element_ty)
     t_rows = t_ptr + r[:, None].to(tl.int64) * stride_tm
     known = ticket * 0
-    for s in range(0, ticket):
+    for s in range(0, ticket - 1):
         q = s if LOWER else blocks - 1 - s
         cols = q * BLOCK + c
-        last = s == ticket - 1  # the block just before: through ``beside``, after the inverse's product
-        if last:
-            inv = tl.load(inv_ptr + blk.to(tl.int64) * BLOCK * BLOCK + c[:, None] * BLOCK + c[None, :])
-            acc = _block_product(inv.to(acc.dtype), acc, DOT)
-            tile = tl.load(beside_ptr + blk.to(tl.int64) * BLOCK * BLOCK + c[:, None] * BLOCK + c[None, :])
-            tile = tile.to(acc.dtype)
-        else:
-            tile = tl.load(
-                t_rows + cols[None, :].to(tl.int64) * stride_tn,
-                mask=live[:, None] & (cols[None, :] < N),
-                other=0.0,
-            ).to(acc.dtype)
-        if known <= s:
-            known = tl.atomic_add(state_ptr + 1, 0, sem="acquire")
-            while known <= s:
-                known = tl.atomic_add(state_ptr + 1, 0, sem="acquire")
-            tl.debug_barrier()
-        x = tl.load(
-            dst_k + cols[:, None].to(tl.int64) * stride_dm, mask=(cols < N)[:, None] & in_k, other=0.0,
-            cache_modifier=".cg",
-        )  # fmt: skip
-        acc -= _block_product(tile, x, DOT)
-    out = acc
-    if ticket == 0:
-        inv = tl.load(inv_ptr + blk.to(tl.int64) * BLOCK * BLOCK + c[:, None] * BLOCK + c[None, :])
-        out = _block_product(inv.to(acc.dtype), acc, DOT)
+        tile = tl.load(
+            t_rows + cols[None, :].to(tl.int64) * stride_tn, mask=live[:, None] & (cols[None, :] < N), other=0.0
+        )
+        known = _wait_solved(state_ptr + 1, known, s)
+        acc -= _block_product(tile.to(acc.dtype), _solved_block(dst_k, cols, N, in_k, stride_dm), DOT)
+    inv = tl.load(inv_ptr + blk.to(tl.int64) * BLOCK * BLOCK + c[:, None] * BLOCK + c[None, :])
+    out = _block_product(inv.to(acc.dtype), acc, DOT)
+    if ticket > 0:  # the block just before, through ``beside``
+        s = ticket - 1
+        cols = (s if LOWER else blocks - 1 - s) * BLOCK + c
+        tile = tl.load(beside_ptr + blk.to(tl.int64) * BLOCK * BLOCK + c[:, None] * BLOCK + c[None, :])
+        known = _wait_solved(state_ptr + 1, known, s)
+        out -= _block_product(tile.to(acc.dtype), _solved_block(dst_k, cols, N, in_k, stride_dm), DOT)
     tl.store(dst_k + r[:, None].to(tl.int64) * stride_dm, out, mask=live[:, None] & in_k)
     tl.debug_barrier()  # every thread's part of the block stored before the release
     tl.atomic_xchg(state_ptr + 1, ticket + 1, sem="release")
