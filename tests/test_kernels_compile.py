@@ -404,7 +404,7 @@ def test_sweep_solve_compiles_for_hopper(lower: bool, vectors: str, cols: int) -
     at GPU scope (Triton turns the acquiring add of 0 into an acquire load), no register spills; with 16 or
     more right-hand sides a program, its tile products on tensor cores for float64 (DMMA), by FMA for float32
     (IEEE)."""
-    pointers = {"t_ptr": "*fp32", "perm_ptr": "*i32", "state_ptr": "*i32"}
+    pointers = {"t_ptr": "*fp32", "inv_ptr": "*fp64", "beside_ptr": "*fp64", "perm_ptr": "*i32", "state_ptr": "*i32"}
     constants = dict(LOWER=lower, PERMUTE=lower, BLOCK=64, COLS=cols, DOT=cols >= 16)
     ptx = compile_ptx(sweep_solve_kernel, vectors, constants, ("stride_tm",), pointers=pointers)
     assert "atom.global.gpu.acq_rel.add" in ptx  # the ticket

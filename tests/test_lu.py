@@ -1296,19 +1296,19 @@ def test_sweep_solves_match_triangular_solves(
     v_values = rng.standard_normal((n, k))
     v = place(v_values, torch.float64, device, "col")
     block = densela.lu._sweep_block()
-    inverses = [inverse[0] for inverse in densela.lu._diagonal_inverses(t.unsqueeze(0), block, unit_lower=True)]
+    factors = densela.lu._sweep_factors(t, block, unit_lower=True)
     groups = cdiv(k, densela.lu._sweep_columns(k))
     # k = 40 takes two groups everywhere; tl.dot serves every k > 1 on a GPU, only k = 40 in the interpreter
     dot = densela.lu._sweep_columns(k) >= 16
     assert (groups > 1) == (k == 40) and dot == (k == 40 or (k > 1 and not densela.lu.INTERPRET))
     state = torch.zeros(4 * groups, dtype=torch.int32, device=device)
     out = place(np.full((n, k), np.nan), torch.float64, device, "strided")
-    densela.lu._launch_sweep(t, inverses[0], v, out, perm, state[: 2 * groups], 0.5, lower=True)
+    densela.lu._launch_sweep(t, factors[0], v, out, perm, state[: 2 * groups], 0.5, lower=True)
     lower = torch.tril(t64, -1) + torch.eye(n, dtype=torch.float64)
     rhs = 0.5 * torch.from_numpy(v_values)[perm.cpu().long()]
     want = torch.linalg.solve_triangular(lower, rhs, upper=False, unitriangular=True)
     np.testing.assert_allclose(out.cpu().numpy(), want.numpy(), rtol=0, atol=1e-13 * float(want.abs().max()))
-    densela.lu._launch_sweep(t, inverses[1], out, out, None, state[2 * groups :], 1.0, lower=False)
+    densela.lu._launch_sweep(t, factors[1], out, out, None, state[2 * groups :], 1.0, lower=False)
     want = torch.linalg.solve_triangular(torch.triu(t64), want, upper=True)
     np.testing.assert_allclose(out.cpu().numpy(), want.numpy(), rtol=0, atol=1e-13 * float(want.abs().max()))
     blocks = cdiv(n, block)

@@ -1125,8 +1125,7 @@ class _Sweeps:
         n = lu.shape[0]
         self.trans, self.piv = trans, piv.unsqueeze(0)
         self.t = lu if trans == 0 else lu.mT  # A^T = U^T L^T P: U^T is the lower triangle of lu.mT
-        lower, upper = _diagonal_inverses(self.t.unsqueeze(0), _sweep_block(), unit_lower=trans == 0)
-        self.inverses = lower[0], upper[0]
+        self.factors = _sweep_factors(self.t, _sweep_block(), unit_lower=trans == 0)
         self.perm = None
         if trans == 0:
             rows = torch.arange(n, dtype=torch.int32, device=lu.device).reshape(1, n, 1)
@@ -1136,8 +1135,8 @@ class _Sweeps:
     def __call__(self, src: torch.Tensor, dst: torch.Tensor, alpha: float = 1.0) -> None:
         groups = cdiv(src.shape[1], _sweep_columns(src.shape[1]))
         state = torch.zeros(4 * groups, dtype=torch.int32, device=src.device)
-        _launch_sweep(self.t, self.inverses[0], src, dst, self.perm, state[: 2 * groups], alpha, lower=True)
-        _launch_sweep(self.t, self.inverses[1], dst, dst, None, state[2 * groups :], 1.0, lower=False)
+        _launch_sweep(self.t, self.factors[0], src, dst, self.perm, state[: 2 * groups], alpha, lower=True)
+        _launch_sweep(self.t, self.factors[1], dst, dst, None, state[2 * groups :], 1.0, lower=False)
         if self.trans:
             _launch_interchanges(dst.unsqueeze(0), self.piv, reverse=True)
 
@@ -1163,6 +1162,33 @@ def _diagonal_inverses(t: torch.Tensor, block: int, *, unit_lower: bool) -> tupl
     return lower.reshape(batch, count, block, block), upper.reshape(batch, count, block, block)
 
 
+def _sweep_factors(
+    t: torch.Tensor, block: int, *, unit_lower: bool
+) -> tuple[tuple[torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor]]:
+    """What ``sweep_solve_kernel`` reads besides the n x n ``t``, for its lower and for its upper triangle:
+    the float64 inverses of the block x block diagonal blocks (``_diagonal_inverses``) and ``beside``, each
+    inverse times the tile of the triangle beside its diagonal block that the sweep solves just before it (for
+    block row j: columns of block j - 1 in the lower triangle, of block j + 1 in the upper one; zeros where there
+    is none or past n), each (blocks, block, block) row-major float64."""
+    n = t.shape[-1]
+    count, whole = cdiv(n, block), n // block
+    inverses = [inverse[0] for inverse in _diagonal_inverses(t.unsqueeze(0), block, unit_lower=unit_lower)]
+    beside = torch.zeros((2, count, block, block), dtype=torch.float64, device=t.device)
+    sm, sn = t.stride()
+    for side, (first, rows, cols) in enumerate(((1, block, 0), (0, 0, block))):  # lower: (j, j - 1); upper: (j, j + 1)
+        pairs = max(whole - 1, 0)  # both tiles of the pair whole
+        beside[side, first : first + pairs] = t.as_strided(
+            (pairs, block, block), (block * (sm + sn), sm, sn), t.storage_offset() + rows * sm + cols * sn
+        )
+        if whole < count and count > 1:  # the pair with the short last block
+            j = whole if side == 0 else whole - 1
+            lo = j * block
+            at = (lo - block) if side == 0 else (lo + block)
+            tile = t[lo : lo + block, at : at + block]
+            beside[side, j, : tile.shape[0], : tile.shape[1]] = tile
+    return (inverses[0], inverses[0] @ beside[0]), (inverses[1], inverses[1] @ beside[1])
+
+
 def _sweep_block() -> int:
     return INTERPRET_SWEEP_BLOCK if INTERPRET else SWEEP_BLOCK
 
@@ -1172,17 +1198,17 @@ def _inverse_block() -> int:
 
 
 def _launch_sweep(
-    t: torch.Tensor, inverse: torch.Tensor, src: torch.Tensor, dst: torch.Tensor, perm: torch.Tensor | None,
-    state: torch.Tensor, alpha: float, *, lower: bool
+    t: torch.Tensor, factors: tuple[torch.Tensor, torch.Tensor], src: torch.Tensor, dst: torch.Tensor,
+    perm: torch.Tensor | None, state: torch.Tensor, alpha: float, *, lower: bool
 ) -> None:  # fmt: skip
     """``dst = T^-1 (alpha P src)`` (P: ``src[perm]``, or none) for the lower or upper triangle of ``t`` and
-    the inverses of its diagonal blocks, every column of the n x k ``src`` (``sweep_solve_kernel``; ``state``:
+    that triangle's ``_sweep_factors``, every column of the n x k ``src`` (``sweep_solve_kernel``; ``state``:
     2 zeros per group of ``_sweep_columns(k)`` columns)."""
     n, k = src.shape
     block = _sweep_block()
     cols = _sweep_columns(k)
     _SWEEP((cdiv(n, block), cdiv(k, cols)),
-        t, inverse, src, dst, src if perm is None else perm, state,
+        t, *factors, src, dst, src if perm is None else perm, state,
         n, k, alpha,
         *t.stride(), *src.stride(), *dst.stride(),
         LOWER=lower, PERMUTE=perm is not None, BLOCK=block, COLS=cols, DOT=min(block, cols) >= 16,

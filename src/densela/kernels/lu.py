@@ -457,8 +457,27 @@ def _block_product(a, b, DOT: tl.constexpr):
 
 
 @triton.jit
+def _wait_solved(count_ptr, known, s):
+    """``known``, the count of solved blocks last seen, once it covers block ``s`` (acquire loads of
+    ``count_ptr`` while it does not)."""
+    if known <= s:
+        known = tl.atomic_add(count_ptr, 0, sem="acquire")
+        while known <= s:
+            known = tl.atomic_add(count_ptr, 0, sem="acquire")
+        tl.debug_barrier()
+    return known
+
+
+@triton.jit
+def _solved_block(dst_k, cols, N, in_k, stride_dm):
+    """The solved right-hand sides of rows ``cols`` (through L2: another program stored them)."""
+    return tl.load(dst_k + cols[:, None].to(tl.int64) * stride_dm, mask=(cols < N)[:, None] & in_k, other=0.0,
+                   cache_modifier=".cg")  # fmt: skip
+
+
+@triton.jit
 def sweep_solve_kernel(
-    t_ptr, inv_ptr, src_ptr, dst_ptr, perm_ptr, state_ptr,
+    t_ptr, inv_ptr, beside_ptr, src_ptr, dst_ptr, perm_ptr, state_ptr,
     N, K, alpha,
     stride_tm, stride_tn, stride_sm, stride_sk, stride_dm, stride_dk,
     LOWER: tl.constexpr, PERMUTE: tl.constexpr, BLOCK: tl.constexpr, COLS: tl.constexpr, DOT: tl.constexpr,
@@ -466,19 +485,24 @@ def sweep_solve_kernel(
     """``dst = T^-1 (alpha * src)`` for the lower (LOWER) or upper triangle T of the N x N ``t``, columns
     [g COLS, (g + 1) COLS) of the N x K ``src`` and ``dst`` for g = ``program_id(1)``, in one launch; T's
     diagonal enters only through ``inv``, the inverses of its BLOCK x BLOCK diagonal blocks (float64, row-major,
-    one per block: unit or not, as the caller computed them). With PERMUTE the right-hand side is
-    ``src[perm[i]]`` (P src, for the interchanges of P A = L U). The arithmetic is in float64 for float64
-    ``dst``, else float32, T's entries converted; tile products by ``tl.dot`` when DOT (COLS >= 16).
+    one per block: unit or not, as the caller computed them), and ``beside``, each such inverse times the tile
+    of T beside its block that is solved just before it (left of it for LOWER, else right; the same layout).
+    With PERMUTE the right-hand side is ``src[perm[i]]`` (P src, for the interchanges of P A = L U). The
+    arithmetic is in float64 for float64 ``dst``, else float32, T's entries converted; tile products by
+    ``tl.dot`` when DOT (COLS >= 16).
 
     The programs of a column group take block rows in the order they start (``state[2 g]``, zero on entry,
     hands out tickets): the first from the top (LOWER) or the bottom, and so on. Each subtracts from its
     right-hand sides the products of T's tiles beside its diagonal block with the blocks already solved, as
-    they become available, then multiplies by its diagonal block's inverse, stores its block and sets
+    they become available, multiplies by its diagonal block's inverse, stores its block and sets
     ``state[2 g + 1]``, the number of solved blocks, to its ticket + 1 (release): blocks finish in ticket
-    order, since each needs the one before. A program waits only on programs that took their tickets
-    earlier, so all are already running, whatever the grid's size against the GPU. Reading a tile does not
-    wait; its block of right-hand sides does, and only while the count last seen does not cover it. Without
-    PERMUTE, ``dst`` may be ``src``: each block is read by the program that writes it, before it does.
+    order, since each needs the one before. The block just before comes last, through ``beside``:
+    ``x = inv (b - sum T_s x_s) - beside x_prev``, the first product formed before its wait, so that one
+    product a block stays on the chain of dependent blocks (two and a load of ``inv`` before 2026-11-26). A
+    program waits only on programs that took their tickets earlier, so all are already running, whatever the
+    grid's size against the GPU. Reading a tile does not wait; its block of right-hand sides does, and only
+    while the count last seen does not cover it. Without PERMUTE, ``dst`` may be ``src``: each block is read by
+    the program that writes it, before it does.
     """
     group = tl.program_id(1)
     k = group * COLS + tl.arange(0, COLS)
@@ -497,24 +521,22 @@ def sweep_solve_kernel(
     acc = (acc * alpha).to(dst_ptr.dtype.element_ty)
     t_rows = t_ptr + r[:, None].to(tl.int64) * stride_tm
     known = ticket * 0
-    for s in range(0, ticket):
+    for s in range(0, ticket - 1):
         q = s if LOWER else blocks - 1 - s
         cols = q * BLOCK + c
         tile = tl.load(
             t_rows + cols[None, :].to(tl.int64) * stride_tn, mask=live[:, None] & (cols[None, :] < N), other=0.0
         )
-        if known <= s:
-            known = tl.atomic_add(state_ptr + 1, 0, sem="acquire")
-            while known <= s:
-                known = tl.atomic_add(state_ptr + 1, 0, sem="acquire")
-            tl.debug_barrier()
-        x = tl.load(
-            dst_k + cols[:, None].to(tl.int64) * stride_dm, mask=(cols < N)[:, None] & in_k, other=0.0,
-            cache_modifier=".cg",
-        )  # fmt: skip
-        acc -= _block_product(tile.to(acc.dtype), x, DOT)
+        known = _wait_solved(state_ptr + 1, known, s)
+        acc -= _block_product(tile.to(acc.dtype), _solved_block(dst_k, cols, N, in_k, stride_dm), DOT)
     inv = tl.load(inv_ptr + blk.to(tl.int64) * BLOCK * BLOCK + c[:, None] * BLOCK + c[None, :])
     out = _block_product(inv.to(acc.dtype), acc, DOT)
+    if ticket > 0:  # the block just before, through ``beside``
+        s = ticket - 1
+        cols = (s if LOWER else blocks - 1 - s) * BLOCK + c
+        tile = tl.load(beside_ptr + blk.to(tl.int64) * BLOCK * BLOCK + c[:, None] * BLOCK + c[None, :])
+        known = _wait_solved(state_ptr + 1, known, s)
+        out -= _block_product(tile.to(acc.dtype), _solved_block(dst_k, cols, N, in_k, stride_dm), DOT)
     tl.store(dst_k + r[:, None].to(tl.int64) * stride_dm, out, mask=live[:, None] & in_k)
     tl.debug_barrier()  # every thread's part of the block stored before the release
     tl.atomic_xchg(state_ptr + 1, ticket + 1, sem="release")
