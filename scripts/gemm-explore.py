@@ -2,7 +2,7 @@
 ``densela.tuning`` (a precursor of ``densela tune``, which sweeps the same way per shape bucket).
 
     python3 scripts/gemm-explore.py [GROUP ...]      # groups: thin thin-ws thin-ws16 small small64 small16 long-k
-                                                     #         mid16 16bit ieee overhead split-ws thin-k16
+                                                     #         mid16 16bit ieee overhead split-ws thin-k16 large64
                                                      #         tiny-fma tiny-16 small-w
 
 Phase 1 compiles every variant in worker processes (filling Triton's cache); phase 2 times each in this
@@ -74,6 +74,11 @@ LARGE_16BIT = [_tma(128, 256, 64, 8, 8, 3), _tma(128, 256, 64, 16, 8, 3), _tma(1
 SMALL = [C(16, 16, 64, 8, 1, 2), C(16, 32, 64, 8, 2, 2), C(32, 32, 64, 8, 2, 2), C(32, 32, 128, 8, 4, 2),
          C(32, 64, 64, 8, 4, 2), C(64, 64, 64, 8, 4, 2), C(32, 32, 32, 8, 2, 3), C(64, 64, 32, 8, 4, 3),
          C(64, 128, 64, 8, 4, 3)]  # fmt: skip
+LARGE64 = [C(64, 128, 16, 8, 4, 3), C(64, 128, 32, 8, 4, 2), C(64, 128, 32, 8, 4, 3), C(128, 64, 32, 8, 4, 2),
+           C(128, 64, 32, 8, 4, 3), C(128, 128, 32, 8, 8, 2)]  # fmt: skip
+"""float64 at 4096^3 and 8192^3 (0.88-0.95 of cuBLAS): K steps of 32, two steps' DMMAs between each pair of the K
+loop's block syncs (the 16-deep steps load their fragments between two syncs, docs/performance.md); these compile
+for sm_90 without spills (238-248 registers), and none was in the sweeps of 2026-11-22."""
 SMALL64 = [C(32, 32, 128, 8, 4, 2), C(32, 32, 32, 8, 2, 3), C(16, 32, 128, 8, 2, 2), C(32, 16, 128, 8, 2, 2),
            C(16, 32, 64, 8, 2, 3), C(16, 16, 128, 8, 1, 2), C(32, 32, 64, 8, 4, 3), C(32, 32, 128, 8, 2, 2),
            C(32, 32, 64, 8, 4, 2, split_k=2), C(32, 32, 32, 8, 2, 3, split_k=2), C(32, 32, 32, 8, 2, 3, split_k=4),
@@ -180,6 +185,7 @@ def _variants() -> list[Variant]:
             add("split-ws", dt, "ieee", [shape], cfgs)
     for dt in ("float32", "bfloat16", "float64"):
         add("small", dt, "ieee", [(n, n, n) for n in (128, 256, 512)], SMALL)
+    add("large64", "float64", "ieee", [(n, n, n) for n in (4096, 8192)], LARGE64[1:])
     # float64 up to 512^3 (0.91-0.94 of cuBLAS in the lab of 2026-11-23): thinner tiles, more warps, K splits
     add("small64", "float64", "ieee", [(n, n, n) for n in (128, 256, 512)], SMALL64)
     for dt in ("bfloat16", "float16"):  # 16-bit 256^3 at 0.94-0.96 of cuBLAS (2026-11-23)
