@@ -1271,6 +1271,26 @@ def test_lu_factor_block_rows_by_combined_inverses(
         assert_pivots_match(piv, scipy_factor(values, dtype)[1], f"n={n}")
 
 
+@pytest.mark.parametrize("n", [1, 3, 4, 7, 9, 33])
+@pytest.mark.parametrize("layout", ["col", "row", "strided"])
+@pytest.mark.parametrize("shift", [-1, 0, 1])
+def test_block_band_copies_the_tiles_along_the_diagonal(n: int, layout: Layout, shift: int) -> None:
+    """``_block_band`` (the diagonal blocks that are inverted, the tiles beside them that the sweeps multiply by
+    those inverses): tile (j, j + shift) of the 4 x 4 grid in entry j, the short last row and column of tiles cut
+    at n, padded by the identity's entries on the diagonal and by zeros beside it, as from a padded copy."""
+    block, count = 4, cdiv(n, 4)
+    values = np.random.default_rng(n).standard_normal((n, n))
+    t = place(values, torch.float64, "cpu", layout).unsqueeze(0)
+    padded = np.zeros((count * block, count * block))
+    padded[:n, :n] = values
+    if shift == 0:
+        padded[n:, n:] = np.eye(count * block - n)
+    want = np.zeros((1, count, block, block))
+    for j in range(max(0, -shift), min(count, count - shift)):
+        want[0, j] = padded[j * block : (j + 1) * block, (j + shift) * block : (j + shift + 1) * block]
+    np.testing.assert_array_equal(densela.lu._block_band(t, block, shift).numpy(), want)
+
+
 @pytest.mark.parametrize("n", [1, 4, 7, 33, gpu_only(4097), gpu_only(8192)])
 @pytest.mark.parametrize("layout", ["col", "row", "strided"])
 @pytest.mark.parametrize("k", [1, 3, 40])

@@ -1141,25 +1141,38 @@ class _Sweeps:
             _launch_interchanges(dst.unsqueeze(0), self.piv, reverse=True)
 
 
+def _block_band(t: torch.Tensor, block: int, shift: int) -> torch.Tensor:
+    """float64 (batch, blocks, block, block) copy of the tiles (j, j + shift) of the block x block grid of each
+    matrix of the (batch, n, n) ``t``, block row j in entry j: cut at n and padded by the identity's entries for
+    the diagonal (``shift`` 0), by zeros beside it; a tile past the grid (j + shift outside it) all padding."""
+    batch, n = t.shape[0], t.shape[-1]
+    count, whole = cdiv(n, block), n // block
+    tiles = torch.zeros((batch, count, block, block), dtype=torch.float64, device=t.device)
+    if shift == 0:
+        tiles += torch.eye(block, dtype=torch.float64, device=t.device)
+    first, last = max(0, -shift), whole - max(0, shift)  # tiles whose rows and columns are all inside
+    sb, sm, sn = t.stride()
+    if last > first:
+        offset = t.storage_offset() + first * block * sm + (first + shift) * block * sn
+        shape, strides = (batch, last - first, block, block), (sb, block * (sm + sn), sm, sn)
+        tiles[:, first:last] = t.as_strided(shape, strides, offset)
+    for j in range(max(first, last), min(count, count - shift)):  # those that meet the short last block
+        tile = t[:, j * block : (j + 1) * block, (j + shift) * block : (j + shift + 1) * block]
+        tiles[:, j, : tile.shape[1], : tile.shape[2]] = tile
+    return tiles
+
+
 def _diagonal_inverses(t: torch.Tensor, block: int, *, unit_lower: bool) -> tuple[torch.Tensor, torch.Tensor]:
     """float64 inverses of the block x block diagonal blocks of the lower and of the upper triangle of each
     matrix of the (batch, n, n) ``t`` (the lower one's diagonal taken as ones when ``unit_lower``, else the
     upper one's), each (batch, blocks, block, block) row-major, the last block padded by the identity: every
     block of the batch at once (``_triangle_inverse``)."""
-    batch, n = t.shape[0], t.shape[-1]
-    count, whole = cdiv(n, block), n // block
-    diagonal = torch.eye(block, dtype=torch.float64, device=t.device).repeat(batch, count, 1, 1)
-    sb, sm, sn = t.stride()
-    diagonal[:, :whole] = t.as_strided(
-        (batch, whole, block, block), (sb, block * (sm + sn), sm, sn), t.storage_offset()
-    )
-    if whole < count:
-        rest = n - whole * block
-        diagonal[:, whole, :rest, :rest] = t[:, whole * block :, whole * block :]
-    diagonal = diagonal.reshape(batch * count, block, block)
+    diagonal = _block_band(t, block, 0)
+    shape = diagonal.shape
+    diagonal = diagonal.reshape(-1, block, block)
     lower = _triangle_inverse(diagonal, lower=True, unit=unit_lower, precision="ieee")
     upper = _triangle_inverse(diagonal, lower=False, unit=not unit_lower, precision="ieee")
-    return lower.reshape(batch, count, block, block), upper.reshape(batch, count, block, block)
+    return lower.reshape(shape), upper.reshape(shape)
 
 
 def _sweep_factors(
@@ -1169,24 +1182,12 @@ def _sweep_factors(
     the float64 inverses of the block x block diagonal blocks (``_diagonal_inverses``) and ``beside``, each
     inverse times the tile of the triangle beside its diagonal block that the sweep solves just before it (for
     block row j: columns of block j - 1 in the lower triangle, of block j + 1 in the upper one; zeros where there
-    is none or past n), each (blocks, block, block) row-major float64."""
-    n = t.shape[-1]
-    count, whole = cdiv(n, block), n // block
-    inverses = [inverse[0] for inverse in _diagonal_inverses(t.unsqueeze(0), block, unit_lower=unit_lower)]
-    beside = torch.zeros((2, count, block, block), dtype=torch.float64, device=t.device)
-    sm, sn = t.stride()
-    for side, (first, rows, cols) in enumerate(((1, block, 0), (0, 0, block))):  # lower: (j, j - 1); upper: (j, j + 1)
-        pairs = max(whole - 1, 0)  # both tiles of the pair whole
-        beside[side, first : first + pairs] = t.as_strided(
-            (pairs, block, block), (block * (sm + sn), sm, sn), t.storage_offset() + rows * sm + cols * sn
-        )
-        if whole < count and count > 1:  # the pair with the short last block
-            j = whole if side == 0 else whole - 1
-            lo = j * block
-            at = (lo - block) if side == 0 else (lo + block)
-            tile = t[lo : lo + block, at : at + block]
-            beside[side, j, : tile.shape[0], : tile.shape[1]] = tile
-    return (inverses[0], inverses[0] @ beside[0]), (inverses[1], inverses[1] @ beside[1])
+    is none or past n, ``_block_band``), each (blocks, block, block) row-major float64."""
+    lower, upper = (inverse[0] for inverse in _diagonal_inverses(t.unsqueeze(0), block, unit_lower=unit_lower))
+    return (
+        (lower, lower @ _block_band(t.unsqueeze(0), block, -1)[0]),
+        (upper, upper @ _block_band(t.unsqueeze(0), block, 1)[0]),
+    )
 
 
 def _sweep_block() -> int:

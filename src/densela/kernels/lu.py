@@ -529,12 +529,12 @@ def sweep_solve_kernel(
         )
         known = _wait_solved(state_ptr + 1, known, s)
         acc -= _block_product(tile.to(acc.dtype), _solved_block(dst_k, cols, N, in_k, stride_dm), DOT)
-    inv = tl.load(inv_ptr + blk.to(tl.int64) * BLOCK * BLOCK + c[:, None] * BLOCK + c[None, :])
-    out = _block_product(inv.to(acc.dtype), acc, DOT)
+    square = blk.to(tl.int64) * BLOCK * BLOCK + c[:, None] * BLOCK + c[None, :]  # block blk's of ``inv``, ``beside``
+    out = _block_product(tl.load(inv_ptr + square).to(acc.dtype), acc, DOT)
     if ticket > 0:  # the block just before, through ``beside``
         s = ticket - 1
         cols = (s if LOWER else blocks - 1 - s) * BLOCK + c
-        tile = tl.load(beside_ptr + blk.to(tl.int64) * BLOCK * BLOCK + c[:, None] * BLOCK + c[None, :])
+        tile = tl.load(beside_ptr + square)
         known = _wait_solved(state_ptr + 1, known, s)
         out -= _block_product(tile.to(acc.dtype), _solved_block(dst_k, cols, N, in_k, stride_dm), DOT)
     tl.store(dst_k + r[:, None].to(tl.int64) * stride_dm, out, mask=live[:, None] & in_k)
