@@ -2,8 +2,8 @@
 and MAGMA paths, for block-width variants. Writes $OUT/lu-explore.jsonl and prints a table.
 
 Usage: python scripts/lu-explore.py [check] [time] [panel] [profile] [batched] [warp] [batch-profile] [whole]
-       [refine] [solve] [batch-blocks] [eager-bytes] [small-host] [--sizes 1000,4096]
-       [--blocks 128,32 256,32] [--inverse-blocks 128,256,512]
+       [refine] [solve] [batch-blocks] [eager-bytes] [small-host] [interchange-groups] [--sizes 1000,4096]
+       [--blocks 128,32 256,32] [--inverse-blocks 128,256,512] [--groups 32,64,128,256]
 """
 
 from __future__ import annotations
@@ -528,6 +528,33 @@ def small_host() -> None:
                 print(" ".join(f"{k}={v:.1f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
 
 
+def interchange_groups(sizes: list[int], groups: list[int]) -> None:
+    """``_launch_interchanges`` on narrow arrays (the sweeps' permutation vector, one and 8 right-hand sides) with
+    each of ``groups`` interchanges per step (``lu.INTERCHANGE_GROUP_NARROW``): GPU time (do_bench) and whether the
+    result equals the first group's, on the pivots of a real factorization."""
+    narrow = lu_module.INTERCHANGE_GROUP_NARROW
+    try:
+        for n in sizes:
+            piv = dl.lu_factor(torch.randn(n, n, dtype=torch.float64, device=DEV))[1].to(torch.int32).unsqueeze(0)
+            for cols, dtype in ((1, torch.int32), (8, torch.float64)):
+                start = torch.arange(n * cols, device=DEV).reshape(1, n, cols).to(dtype)
+                first = None
+                for group in groups:
+                    lu_module.INTERCHANGE_GROUP_NARROW = group
+                    out = start.clone()
+                    lu_module._launch_interchanges(out, piv)
+                    first = out.clone() if first is None else first
+                    same = bool(torch.equal(out, first))
+                    # applied again and again to ``out`` (the same work each time: its values only move)
+                    ms = do_bench(partial(lu_module._launch_interchanges, out, piv), warmup=20, rep=200)
+                    print(f"interchanges n={n} cols={cols} {dtype} group={group}: {ms * 1e3:.1f} us, "
+                          f"as the first {same}")  # fmt: skip
+                    record(kind="interchange-groups", n=n, cols=cols, dtype=str(dtype), group=group, us=ms * 1e3,
+                           same=same)  # fmt: skip
+    finally:
+        lu_module.INTERCHANGE_GROUP_NARROW = narrow
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("what", nargs="*", default=["check", "time"])
@@ -546,6 +573,7 @@ def main() -> None:
     )
     p.add_argument("--inverse-blocks", default=str(lu_module.INVERSE_BLOCK),
                    help="lu.INVERSE_BLOCK values to time the blocked lu_solve with, e.g. 128,256,512")  # fmt: skip
+    p.add_argument("--groups", default="32,64,128,256", help="interchanges per step to time on narrow arrays")
     args = p.parse_args()
     PANEL_ROWS[:] = [int(r) for r in args.panel_rows.split(",")]
     PANEL_PER_SM[:] = [int(p) for p in args.panel_per_sm.split(",")]
@@ -585,6 +613,8 @@ def main() -> None:
         refine(sizes)
     if "solve" in args.what:
         solves(sizes, [int(x) for x in args.inverse_blocks.split(",")])
+    if "interchange-groups" in args.what:
+        interchange_groups(sizes, [int(x) for x in args.groups.split(",")])
 
 
 if __name__ == "__main__":

@@ -317,10 +317,11 @@ def test_chunk_walk_moves_hinted_chunks_in_vectors(multiple: int, vector: str) -
 
 @compiled
 @pytest.mark.parametrize("reverse", [False, True])
-def test_interchanges_compile_to_one_permutation_per_group(reverse: bool) -> None:
-    """lu_solve's row interchanges: each group of 32 tracked in registers (no cross-thread step, no local
-    memory), so a group costs two barriers: after its gathers and after its stores."""
-    ptx = compile_ptx(interchange_rows_kernel, "*fp64", dict(REVERSE=reverse, GROUP=32, BLOCK=64))
+@pytest.mark.parametrize("group, block", [(32, 64), (64, 16)])
+def test_interchanges_compile_to_one_permutation_per_group(reverse: bool, group: int, block: int) -> None:
+    """Row interchanges: each group (32, or 64 for narrow arrays) tracked in registers (no cross-thread step, no
+    local memory), so a group costs two barriers: after its gathers and after its stores."""
+    ptx = compile_ptx(interchange_rows_kernel, "*fp64", dict(REVERSE=reverse, GROUP=group, BLOCK=block))
     assert "ld.local" not in ptx and ptx.count("bar.sync") == 2
 
 

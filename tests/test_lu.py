@@ -844,14 +844,15 @@ def test_lu_solve_bad_arguments(device: str) -> None:
 
 @pytest.mark.parametrize(
     "m, count, cols",
-    [(1, 1, 5), (7, 7, 5), (31, 31, 5), (32, 32, 5), (33, 33, 5), (100, 100, 5), (70, 40, 70),
-     gpu_only(4099, 4099, 200)],
+    [(1, 1, 5), (7, 7, 5), (31, 31, 5), (32, 32, 5), (33, 33, 5), (100, 100, 5), (70, 40, 70), (129, 129, 1),
+     (300, 300, 1), gpu_only(4099, 4099, 200), gpu_only(8193, 8193, 1)],
     ids=str,
 )  # fmt: skip
 @pytest.mark.parametrize("reverse", [False, True])
 def test_interchanges_match_laswp(m: int, count: int, cols: int, reverse: bool, device: str) -> None:
     """The grouped interchange kernel against LAPACK's laswp, one interchange after another, on pivots drawn at
-    random from the whole range (duplicates, earlier rows, rows in and beyond the same group of 32)."""
+    random from the whole range (duplicates, earlier rows, rows in and beyond the same group: 32 interchanges a
+    step, 64 for at most 16 columns)."""
     rng = np.random.default_rng(m * 1000 + count)
     batch = 2
     piv = rng.integers(0, m, size=(batch, count)).astype(np.int32)

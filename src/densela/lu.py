@@ -148,7 +148,13 @@ as the lab times it, both ways in one process, the graph's input copied and chec
 128 x 128 float64 (125 MiB) replayed in 1.27 ms against 1.44 eager, float32 0.76 against 1.27, 1000 x 100 x 100
 float64 0.90 against 1.39; 2000 x 128 x 128 float64 (250 MiB) 2.49 against 2.28, 10000 10.1 against 9.5."""
 INTERCHANGE_GROUP = 32
-"""Row interchanges that ``lu_solve`` applies per step, as one permutation of the rows they touch."""
+"""Row interchanges that ``interchange_rows_kernel`` applies per step, as one permutation of the rows they touch."""
+INTERCHANGE_GROUP_NARROW = 64
+"""The same for arrays of at most 16 columns (the sweeps' permutation vector, the right-hand sides of ``lu_solve``):
+each step's cost is its latency (a load of the rows after the previous step's store), not the rows' bytes. H100,
+2026-11-26 (bench-results/nvidia-h100/2026-11-26-ws-dmma/call1-groups.txt), interchanges of a factorization's pivots
+on one int32 column and eight float64 columns, groups of 32 / 64 / 128 / 256: n = 8192 596 / 209 / 224 / 312 us
+and 646 / 256 / 263 / 354 us; 4096 and 16384 alike (half and twice the times)."""
 BATCHED_BYTES = 16384
 """Batched matrices whose padded size is at most this many bytes are factored whole by one program each (H100,
 2026-11-22: 64 x 64 float32 at 1.35x torch's faster batched path, while 64 x 64 float64 held whole was 0.67x
@@ -789,7 +795,8 @@ def _launch_permute_solve(work: _Work, k: int, w: int, solve_end: int) -> None:
 
 def _launch_interchanges(a: torch.Tensor, piv: torch.Tensor, reverse: bool = False) -> None:
     """Interchanges rows i and piv[i] of the (batch, m, n) ``a`` for every i of ``piv`` in order (reverse: undone,
-    last first), 32 interchanges per step (``interchange_rows_kernel``)."""
+    last first), ``INTERCHANGE_GROUP`` interchanges per step (``INTERCHANGE_GROUP_NARROW`` for at most 16 columns;
+    ``interchange_rows_kernel``)."""
     batch, m, n = a.shape
     count = piv.shape[-1]
     if count == 0 or n == 0:
@@ -799,7 +806,7 @@ def _launch_interchanges(a: torch.Tensor, piv: torch.Tensor, reverse: bool = Fal
         a, piv,
         count, m, n,
         *a.stride(), piv.stride(0),
-        REVERSE=reverse, GROUP=INTERCHANGE_GROUP, BLOCK=block,
+        REVERSE=reverse, GROUP=INTERCHANGE_GROUP_NARROW if n <= 16 else INTERCHANGE_GROUP, BLOCK=block,
         num_warps=4,
     )  # fmt: skip
 
