@@ -2,8 +2,8 @@
 ``densela.tuning`` (a precursor of ``densela tune``, which sweeps the same way per shape bucket).
 
     python3 scripts/gemm-explore.py [GROUP ...]      # groups: thin thin-ws thin-ws16 small small64 small16 long-k
-                                                     #         mid16 16bit ieee overhead split-ws thin-k16 large64
-                                                     #         tiny-fma tiny-16 small-w
+                                                     #         mid16 16bit ieee overhead split-ws thin-k16 large64 ws64
+                                                     #         ws64-mid tiny-fma tiny-16 small-w
 
 Phase 1 compiles every variant in worker processes (filling Triton's cache); phase 2 times each in this
 process: the call's launches are captured in a CUDA graph, whose replays ``triton.testing.do_bench`` times
@@ -79,6 +79,13 @@ LARGE64 = [C(64, 128, 16, 8, 4, 3), C(64, 128, 32, 8, 4, 2), C(64, 128, 32, 8, 4
 """float64 at 4096^3 and 8192^3 (0.88-0.95 of cuBLAS): K steps of 32, two steps' DMMAs between each pair of the K
 loop's block syncs (the 16-deep steps load their fragments between two syncs, docs/performance.md); these compile
 for sm_90 without spills (238-248 registers), and none was in the sweeps of 2026-11-22."""
+WS64 = [C(128, 128, 16, 8, 4, 4, "ws", epilogue_split=2), C(128, 128, 16, 8, 4, 3, "ws", epilogue_split=2),
+        C(128, 128, 32, 8, 4, 2, "ws", epilogue_split=2), C(128, 128, 16, 8, 4, 2, "ws", epilogue_split=1),
+        C(128, 64, 32, 8, 4, 3, "ws", epilogue_split=1), C(128, 64, 16, 8, 4, 5, "ws", epilogue_split=1),
+        C(64, 128, 16, 8, 4, 4, "ws", epilogue_split=1), C(128, 128, 16, 16, 4, 4, "ws", epilogue_split=2)]  # fmt: skip
+"""float64 on the warp-specialized kernel's DMMA consumer groups (TMA stages, fragments read between mbarrier
+waits, no block-wide sync between the reads and the products): tiles, K steps, stages and epilogue slices that fit
+the 227 KiB of shared memory."""
 SMALL64 = [C(32, 32, 128, 8, 4, 2), C(32, 32, 32, 8, 2, 3), C(16, 32, 128, 8, 2, 2), C(32, 16, 128, 8, 2, 2),
            C(16, 32, 64, 8, 2, 3), C(16, 16, 128, 8, 1, 2), C(32, 32, 64, 8, 4, 3), C(32, 32, 128, 8, 2, 2),
            C(32, 32, 64, 8, 4, 2, split_k=2), C(32, 32, 32, 8, 2, 3, split_k=2), C(32, 32, 32, 8, 2, 3, split_k=4),
@@ -186,6 +193,11 @@ def _variants() -> list[Variant]:
     for dt in ("float32", "bfloat16", "float64"):
         add("small", dt, "ieee", [(n, n, n) for n in (128, 256, 512)], SMALL)
     add("large64", "float64", "ieee", [(n, n, n) for n in (4096, 8192)], LARGE64[1:])
+    add("ws64", "float64", "ieee", [(n, n, n) for n in (2048, 4096, 8192)], WS64)
+    add("ws64", "float64", "ieee", [(4096, 4096, 128), (8064, 8064, 128)], WS64[:3])  # LU's trailing updates
+    # where the tables' float64 choice moves from the tiles kernel to the warp-specialized one (WS_MIN_WORK_FLOAT64)
+    mid64 = [(2048, 2048, 128), (2048, 2048, 256), (2048, 2048, 1024), (3072, 3072, 128), (2048, 4096, 128)]
+    add("ws64-mid", "float64", "ieee", mid64, [None, LARGE64[0], C(64, 64, 32, 8, 4, 3)])
     # float64 up to 512^3 (0.91-0.94 of cuBLAS in the lab of 2026-11-23): thinner tiles, more warps, K splits
     add("small64", "float64", "ieee", [(n, n, n) for n in (128, 256, 512)], SMALL64)
     for dt in ("bfloat16", "float16"):  # 16-bit 256^3 at 0.94-0.96 of cuBLAS (2026-11-23)

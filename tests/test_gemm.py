@@ -412,11 +412,15 @@ WS_PRECISIONS = [
 ]  # fmt: skip
 
 
+WS_SHAPES = [(7, 8, 33), (300, 264, 200), (129, 72, 1001), (2000, 1000, 300)]
+WS_LAYOUTS = [("row", "row"), ("col", "col"), ("row", "col"), ("col", "row")]
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("cfg", WS_CONFIGS)
 @pytest.mark.parametrize("dtype, precision", WS_PRECISIONS)
-@pytest.mark.parametrize("m, n, k", [(7, 8, 33), (300, 264, 200), (129, 72, 1001), (2000, 1000, 300)])
-@pytest.mark.parametrize("a_layout, b_layout", [("row", "row"), ("col", "col"), ("row", "col"), ("col", "row")])
+@pytest.mark.parametrize("m, n, k", WS_SHAPES)
+@pytest.mark.parametrize("a_layout, b_layout", WS_LAYOUTS)
 def test_warp_specialized_kernel(device, monkeypatch, cfg, dtype, precision, m, n, k, a_layout, b_layout):
     """The warp-specialized kernel (Hopper only; float32 FMA on its eight-warp consumer, two K-major operands with
     one copied into the other order first) on edge tiles, operand copies
@@ -424,6 +428,43 @@ def test_warp_specialized_kernel(device, monkeypatch, cfg, dtype, precision, m, 
     row-major operands (tiles stored transposed), both operand orders, alpha, beta and C, several tiles per program
     with more K steps than stages (2000 x 1000 x 300: in ping-pong the groups must take turns at their K loops), K
     slices, and replayed by gemm and matmul on new data (its Gluon descriptors rebuilt)."""
+    _warp_specialized_case(device, monkeypatch, cfg, dtype, precision, (m, n, k), (a_layout, b_layout))
+
+
+WS_CONFIGS_FLOAT64 = [
+    pytest.param(densela.tuning._GEMM_LARGE["float64"], id="ws-tables"),
+    pytest.param(densela.tuning.GemmConfig(128, 64, 32, 4, 4, 2, "ws", epilogue_split=2), id="ws-128x64-halves"),
+    pytest.param(densela.tuning.GemmConfig(128, 64, 16, 8, 4, 3, "ws", pingpong=True), id="ws-pingpong"),
+]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("cfg", WS_CONFIGS_FLOAT64)
+@pytest.mark.parametrize("m, n, k", WS_SHAPES)
+@pytest.mark.parametrize("a_layout, b_layout", WS_LAYOUTS)
+def test_warp_specialized_float64(device, monkeypatch, cfg, m, n, k, a_layout, b_layout):
+    """float64 on the warp-specialized kernel's DMMA consumer groups, as ``test_warp_specialized_kernel`` checks the
+    other types (alpha and beta in float64: an alpha rounded to float32 would show at 1e-8)."""
+    _warp_specialized_case(device, monkeypatch, cfg, torch.float64, None, (m, n, k), (a_layout, b_layout))
+
+
+@pytest.mark.gpu
+def test_float64_split_along_k_goes_to_the_tiles_kernel(device, monkeypatch):
+    """A float64 configuration split along K leaves the warp-specialized kernel (its partial sums are float32) for
+    the tiles kernel's float64 split."""
+    _forced(monkeypatch, densela.tuning.GemmConfig(128, 64, 32, 8, 4, 3, "ws", split_k=3, epilogue_split=2))
+    monkeypatch.setattr(GEMM_MODULE, "_launch_ws", None)  # calling it would fail the test
+    a, b = make((300, 200), torch.float64, device), make((200, 264), torch.float64, device)
+    c, out = make((300, 264), torch.float64, device), poisoned((300, 264), torch.float64, device)
+    dl.gemm(a, b, c, alpha=0.1, beta=-0.7, out=out)
+    check(out, a, b, c, alpha=0.1, beta=-0.7, what="float64 split along K")
+
+
+def _warp_specialized_case(device, monkeypatch, cfg, dtype, precision, shape, layouts):
+    """``gemm`` (twice, replayed) and ``matmul`` (three times) of ``shape`` forced onto ``cfg`` of the warp-specialized
+    kernel: checked against the reference, and the launches taken and replayed."""
+    m, n, k = shape
+    a_layout, b_layout = layouts
     if not densela.tuning.warp_specialized(torch.cuda.current_device()):
         pytest.skip("the warp-specialized kernel runs on Hopper GPUs")
     _forced(monkeypatch, cfg)
@@ -433,8 +474,8 @@ def test_warp_specialized_kernel(device, monkeypatch, cfg, dtype, precision, m, 
     for _ in range(2):
         a, b = make((m, k), dtype, device, a_layout), make((k, n), dtype, device, b_layout)
         c, out = make((m, n), dtype, device), poisoned((m, n), dtype, device)
-        dl.gemm(a, b, c, alpha=-0.5, beta=2.0, out=out, precision=precision)
-        check(out, a, b, c, alpha=-0.5, beta=2.0, precision=precision, what=f"gemm {m} x {n} x {k}")
+        dl.gemm(a, b, c, alpha=-0.1, beta=2.0, out=out, precision=precision)
+        check(out, a, b, c, alpha=-0.1, beta=2.0, precision=precision, what=f"gemm {m} x {n} x {k}")
     assert taken == [cfg], "the product did not run on the warp-specialized kernel, or gemm did not replay it"
     for _ in range(3):
         a, b = make((m, k), dtype, device, a_layout), make((k, n), dtype, device, b_layout)

@@ -229,11 +229,11 @@ def launch_gemm(
             cfg = gemm_config(m, n, k, a.dtype, precision, batch=batch, device=device, tma=False)
     if cfg.kernel == "tiles" or out.ndim != 2 or k == 0:
         _launch_tiles(a, b, c, out, alpha, beta, precision, cfg)
-    elif cfg.kernel == "ws" and _ws_takes(a, c, out, precision, device):
+    elif cfg.kernel == "ws" and _ws_takes(a, c, out, precision, device, cfg.split_k):
         _launch_ws(a, b, c, out, alpha, beta, precision, cfg, device)
-    elif cfg.kernel == "ws" and (arithmetic(a.dtype, precision) == "ieee" or cfg.split_k > 1):
-        # FMA products whose output TMA cannot write: the tiles kernel (the TMA kernel's FMA dot on the
-        # warp-specialized tiles ran at 0.11-0.16 of cuBLAS, H100, 2026-11-23); so too products split along K
+    elif cfg.kernel == "ws" and (arithmetic(a.dtype, precision) in ("ieee", "float64") or cfg.split_k > 1):
+        # FMA and float64 products whose output TMA cannot write: the tiles kernel (the TMA kernel's FMA dot on
+        # the warp-specialized tiles ran at 0.11-0.16 of cuBLAS, H100, 2026-11-23); so too products split along K
         # (the TMA kernel does not split)
         tiles = gemm_config(m, n, k, a.dtype, precision, batch=batch, device=device, tma=False)
         _launch_tiles(a, b, c, out, alpha, beta, precision, tiles)
@@ -448,12 +448,12 @@ def _tma_operands(
     return descriptor(a_op, a_km, bm, bk), descriptor(b_op, b_km, bn, bk), None, None, a_km, b_km
 
 
-def _ws_takes(a: torch.Tensor, c: torch.Tensor | None, out: torch.Tensor, precision: str, device: int | None) -> bool:
-    """Whether ``gemm_ws_kernel`` computes this product: a Hopper GPU, 16-bit or float32 arithmetic, and an
-    output (and C) of ``out``'s dtype in rows TMA can write."""
-    if not warp_specialized(device) or arithmetic(a.dtype, precision) == "float64":
-        return False
-    if out.dtype not in (torch.float16, torch.bfloat16, torch.float32):
+def _ws_takes(
+    a: torch.Tensor, c: torch.Tensor | None, out: torch.Tensor, precision: str, device: int | None, split_k: int
+) -> bool:
+    """Whether ``gemm_ws_kernel`` computes this product: a Hopper GPU, an output (and C) of ``out``'s dtype in rows
+    TMA can write, and no split along K for float64 (the kernel's partial sums are float32)."""
+    if not warp_specialized(device) or (arithmetic(a.dtype, precision) == "float64" and split_k > 1):
         return False
     return all(t.dtype == out.dtype and _rows_aligned(t, 16 // t.element_size()) for t in (out, c) if t is not None)
 

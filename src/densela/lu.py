@@ -32,7 +32,7 @@ from densela.kernels.lu import (
 )
 from densela.kernels.lu_warp import lu_warp_kernel
 from densela.transpose import launch_transpose
-from densela.tuning import multiprocessors
+from densela.tuning import gemm_config, multiprocessors
 
 _PANEL = Launcher(lu_panel_kernel, dependent=True)
 _BATCHED = Launcher(lu_batched_kernel)
@@ -138,6 +138,14 @@ GPU with a GEMM, whose CTAs hold SMs until they finish (no deadlock: they wait o
 against 38.4 (blocks of 128, 16; with 128, 32: 47.3 against 52.8 and 37.5 against 40.2); n = 4096 1-2% slower (16.5
 against 16.3 ms, 13.0 against 12.7), so not below 8192. At the default stream priority it had gained at most 2%
 (51.8 ms against 52.8 at 8192 float64, blocks of 128, 32)."""
+AHEAD_UPDATE_TILES_FROM = {torch.float64: LOOKAHEAD_FROM, torch.float32: 16384}
+"""Orders from which the trailing update beside the look-ahead panel (``_factor_ahead``; in IEEE arithmetic: not the
+TF32 or bfloat16 factorizations of a refinement) runs on the tiles kernel, whose programs each take an output tile
+and leave its SM when done, not on the persistent warp-specialized kernel of large float32 and float64 products,
+whose programs hold every SM until the whole update is done, so that the panel's programs on the side stream wait
+for its end. H100, 2026-11-26 (bench-results/nvidia-h100/2026-11-26-ws-dmma/): float64 n = 8192 39.7 ms against
+42.2 with the warp-specialized update (16384: 129 against 142); float32 16384 114.5 against 122.7, 8192 32.6 against
+31.9 (hence 16384)."""
 EAGER_BATCH_BYTES = 192 << 20
 """Batches of at least this many bytes are factored launch by launch in their result rather than by a graph replay in
 static buffers, whose copies in and out cost more than the launches' host time: H100, 2026-11-24
@@ -637,6 +645,7 @@ def _factor_ahead(work: _Work, blocks: tuple[int, ...]) -> None:
     n = a.shape[2]
     width = blocks[0]
     main = torch.cuda.current_stream(a.device) if a.is_cuda else None
+    tiles = work.precision == "ieee" and n >= AHEAD_UPDATE_TILES_FROM.get(a.dtype, n + 1)
     _factor_window(work, 0, min(width, n), blocks[1:])
     for k in range(0, n, width):
         end = min(k + width, n)
@@ -653,7 +662,7 @@ def _factor_ahead(work: _Work, blocks: tuple[int, ...]) -> None:
             side.wait_stream(main)
             with torch.cuda.stream(side):
                 _factor_window(work, end, ahead - end, blocks[1:])
-        _update(l21, u12[:, :, ahead - end :], a[:, end:, ahead:], work.precision)
+        _update(l21, u12[:, :, ahead - end :], a[:, end:, ahead:], work.precision, tiles)
         if main is not None:
             main.wait_stream(side)
 
@@ -811,17 +820,19 @@ def _launch_interchanges(a: torch.Tensor, piv: torch.Tensor, reverse: bool = Fal
     )  # fmt: skip
 
 
-def _update(l21: torch.Tensor, u12: torch.Tensor, a22: torch.Tensor, precision: str) -> None:
-    """``a22 -= l21 @ u12`` through densela's GEMM (nothing when a22 is empty)."""
+def _update(l21: torch.Tensor, u12: torch.Tensor, a22: torch.Tensor, precision: str, tiles: bool = False) -> None:
+    """``a22 -= l21 @ u12`` through densela's GEMM (nothing when a22 is empty); ``tiles``: on the tiles kernel."""
     if a22.numel() == 0:
         return
-    _product(l21, u12, a22, -1.0, 1.0, precision)
+    _product(l21, u12, a22, -1.0, 1.0, precision, tiles)
 
 
-def _product(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor, alpha: float, beta: float, precision: str) -> None:
+def _product(
+    x: torch.Tensor, y: torch.Tensor, out: torch.Tensor, alpha: float, beta: float, precision: str, tiles: bool = False
+) -> None:
     """``out = beta * out + alpha * x @ y`` (beta 0: out not read) on (batch, ., .) views: a batch of one as 2-D
     (which takes the TMA kernel), a column-major ``out`` through the transposed views ``out.T = y.T @ x.T``, which
-    are row-major."""
+    are row-major. ``tiles``: on the tiles kernel's configuration for the shape (``gemm_config(tma=False)``)."""
     if out.shape[0] == 1:
         x, y, out = x[0], y[0], out[0]
     if out.stride(-2) == 1 and out.stride(-1) != 1:
@@ -832,7 +843,12 @@ def _product(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor, alpha: float, 
         x, y = x.to(torch.bfloat16).to(x.dtype), y.to(torch.bfloat16).to(y.dtype)
         precision = "tf32"
     precision = precision if x.dtype == torch.float32 else "ieee"
-    launch_gemm(x, y, out if beta else None, out, alpha, beta, precision)
+    cfg = None
+    if tiles:
+        m, k = x.shape[-2:]
+        batch = out.shape[0] if out.ndim == 3 else 1
+        cfg = gemm_config(m, y.shape[-1], k, x.dtype, precision, batch=batch, device=out.device.index, tma=False)
+    launch_gemm(x, y, out if beta else None, out, alpha, beta, precision, cfg)
 
 
 def _solve_block_row(l11: torch.Tensor, u12: torch.Tensor, precision: str) -> None:

@@ -45,8 +45,10 @@ from typing import Any
 
 import torch
 import triton
+import triton.language as tl
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.ampere import mma_v2
 from triton.experimental.gluon.language.nvidia.hopper import (
     fence_async_shared,
     mbarrier,
@@ -97,7 +99,12 @@ WS_CONSUMER_REGS = 232
 """Registers per consumer thread once the producer's group has given its own back (it keeps 40): a 64 x 256
 float32 accumulator takes 128."""
 
-_GL_DTYPES = {torch.float16: gl.float16, torch.bfloat16: gl.bfloat16, torch.float32: gl.float32}
+_GL_DTYPES = {
+    torch.float16: gl.float16,
+    torch.bfloat16: gl.bfloat16,
+    torch.float32: gl.float32,
+    torch.float64: gl.float64,
+}
 
 
 def epilogue_block(block_m: int, block_n: int, split: int, fma: bool, pingpong: bool) -> list[int]:
@@ -237,6 +244,8 @@ def _accumulator_layout(fma, block_n, instr_k, a_k_major, b_k_major):
     each thread of the eight warps sums an 8 x 8 block of products (a 128 x 128 tile), from operand vectors it
     reads from shared memory: four consecutive rows of an M-major A, four columns of an N-major B, and a
     K-major operand's 16-byte K vectors (``_FMA_LAYOUTS``)."""
+    if instr_k == 4:  # float64: DMMA (mma.sync m16n8k16) on fragments read from the stage
+        return gl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[2, 2], instr_shape=[16, 8])
     if not fma:
         return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, block_n, instr_k])
     spt, tpw, wpc = _FMA_LAYOUTS[(a_k_major, b_k_major)]
@@ -246,7 +255,7 @@ def _accumulator_layout(fma, block_n, instr_k, a_k_major, b_k_major):
 @gluon.jit
 def _k_step(
     a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, ready, empty, acc, step, kk,
-    A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr, FMA: gl.constexpr,
+    A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr, FMA: gl.constexpr, DMMA: gl.constexpr,
     A_REGS: gl.constexpr, FIRST_ROW: gl.constexpr,
 ):  # fmt: skip
     """One K step of a consumer group on the stage of the producer's count ``step``: returns the tile's sum.
@@ -255,8 +264,9 @@ def _k_step(
     previous step's stage is released. With SPLIT3 the step's three TF32 products a_lo b + a b_lo + a b start
     from zero and their sum is added to the tile's in float32 (wgmma's own accumulation over a long K chain is
     less precise). ``A_REGS``: an M-major float32 A is read into registers (wgmma reads 32-bit operands
-    from shared memory K-major only). ``FMA``: float32 products on the CUDA cores, the stage released once
-    every warp has read it.
+    from shared memory K-major only). ``FMA``: float32 products on the CUDA cores, ``DMMA``: float64 products
+    (``mma_v2``) on fragments read from the stage; either releases the stage once every warp of the group has
+    read it.
     """
     STAGES: gl.constexpr = a_bufs.type.shape[0]
     ROWS: gl.constexpr = acc.type.shape[0]
@@ -272,14 +282,16 @@ def _k_step(
         b = b_bufs.index(s).permute((1, 0))
     else:
         b = b_bufs.index(s)
-    if FMA:
-        # float32 FMA on slices of FMA_K along K, read into registers
+    if FMA or DMMA:
+        # float32 FMA or float64 DMMA on slices of FMA_K along K, read into registers
         BLOCK_K: gl.constexpr = a.type.shape[1]
         gl.static_assert(BLOCK_K % FMA_K == 0, "FMA K steps are a multiple of FMA_K")
-        a_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=acc.type.layout, k_width=0)
-        b_layout: gl.constexpr = gl.DotOperandLayout(operand_index=1, parent=acc.type.layout, k_width=0)
+        a_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=acc.type.layout, k_width=DMMA * 1)
+        b_layout: gl.constexpr = gl.DotOperandLayout(operand_index=1, parent=acc.type.layout, k_width=DMMA * 1)
         for k in gl.static_range(0, BLOCK_K, FMA_K):
-            acc = gl.dot_fma(a.slice(k, FMA_K, dim=1).load(a_layout), b.slice(k, FMA_K, dim=0).load(b_layout), acc)
+            a_k = a.slice(k, FMA_K, dim=1).load(a_layout)
+            b_k = b.slice(k, FMA_K, dim=0).load(b_layout)
+            acc = mma_v2(a_k, b_k, acc) if DMMA else gl.dot_fma(a_k, b_k, acc)
         gl.thread_barrier()  # every warp of the partition has read the stage
         mbarrier.arrive(empty.index(s), count=1)
     elif SPLIT3:
@@ -334,6 +346,8 @@ def _consumer(
     layout: gl.constexpr = _accumulator_layout(FMA, BLOCK_N, INSTR_K, A_K_MAJOR, B_K_MAJOR)
     # wgmma reads 32-bit operands from shared memory K-major only: an M-major float32 A goes through registers
     A_REGS: gl.constexpr = not A_K_MAJOR and INSTR_K == 8 and not FMA
+    DMMA: gl.constexpr = INSTR_K == 4  # float64
+    ACC: gl.constexpr = gl.float64 if DMMA else gl.float32
     c_smem = c_bufs.index(GROUP)
     c_bar = bars.index(GROUP)
     num_tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
@@ -343,7 +357,7 @@ def _consumer(
     for item in range(first, num_tiles * SPLITS, (1 + PINGPONG) * NUM_SMS):
         tile, k_slice = _work_item(item, num_tiles, SPLITS)
         row0, col0 = _tile_origin(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
-        acc = gl.zeros([ROWS, BLOCK_N], gl.float32, layout)
+        acc = gl.zeros([ROWS, BLOCK_N], ACC, layout)
         step = (item - gl.program_id(0)) // NUM_SMS * k_steps  # the producer's count of this item's first stage
         if PINGPONG:
             # Ping-pong: take turns at whole K loops. A wait on a stage's mbarrier must not run more than one
@@ -352,17 +366,17 @@ def _consumer(
             mbarrier.wait(bars.index(2 + GROUP), (turn & 1) ^ (1 - GROUP))  # group 0 goes first
         for kk in range(k_steps):
             acc = _k_step(a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, ready, empty, acc, step, kk,
-                          A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, A_REGS, FIRST_ROW)  # fmt: skip
+                          A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, DMMA, A_REGS, FIRST_ROW)  # fmt: skip
             step += 1
         if PINGPONG:
             mbarrier.arrive(bars.index(3 - GROUP), count=1)  # the other group's turn
-        if not SPLIT3 and not FMA:
+        if not SPLIT3 and not FMA and not DMMA:
             acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
             mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES), count=1)  # K > 0
         row = k_slice * gl.cdiv(M, BLOCK_M) * BLOCK_M + row0 + FIRST_ROW  # the K slice's partial sums' rows
         parts = _slices(acc, (ROWS // EPI_M) * (BLOCK_N // EPI_N), FMA)
         for j in gl.static_range(len(parts)):
-            part = parts[j] * alpha
+            part = parts[j] * alpha.to(ACC)
             at = [row + j * EPI_M, col0] if FMA else [row, col0 + j * EPI_N]
             if OUT_T:  # the kernel computed out^T = B^T A^T: store the slice's transpose
                 part = part.permute((1, 0))
@@ -373,7 +387,7 @@ def _consumer(
                 tma.async_copy_global_to_shared(c_desc, at, c_bar, c_smem)
                 mbarrier.wait(c_bar, c_phase)
                 c_phase ^= 1
-                part += beta * c_smem.load(part.type.layout).to(gl.float32)
+                part += beta.to(ACC) * c_smem.load(part.type.layout).to(ACC)
                 gl.thread_barrier()  # every thread has read C before any overwrites it
             c_smem.store(part.to(out_desc.dtype))
             fence_async_shared()
@@ -383,7 +397,7 @@ def _consumer(
 
 @gluon.jit
 def gemm_ws_kernel(
-    a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, M, N, K, alpha, beta,
+    a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, M, N, K, alpha: tl.float64, beta: tl.float64,
     HAS_C: gl.constexpr, A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr,
     FMA: gl.constexpr, OUT_T: gl.constexpr, STAGES: gl.constexpr, GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr,
     SPLITS: gl.constexpr, CONSUMER_REGS: gl.constexpr,
@@ -450,8 +464,6 @@ def gemm_ws_kernel(
 
 def _language_objects() -> list[Any]:
     """What Triton 3.6's interpreter patches in ``triton.language`` while it runs a kernel."""
-    import triton.language as tl
-
     return [tl, tl.core, tl.math, tl.tensor, tl.dtype, tl.core.tensor_descriptor_base]
 
 
@@ -509,7 +521,7 @@ def compile_sm90(
             signature[name] = "constexpr"
             constexprs[(i,)] = value
         else:
-            signature[name] = mangle_type(value)
+            signature[name] = gemm_ws_kernel.params[i].annotation_type or mangle_type(value)
     src = GluonASTSource(gemm_ws_kernel, signature, constexprs)
     options = {"num_warps": ws_num_warps(fma), "maxnreg": WS_MAXNREG}
     kernel = triton.compile(src, target=GPUTarget("cuda", 90, 32), options=options)

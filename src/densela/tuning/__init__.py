@@ -75,13 +75,18 @@ _GEMM_LARGE = {
     # groups of 8 over three-second runs at 4096^3 and 8192^3, less DRAM traffic under the board's power limit)
     "tf32": GemmConfig(128, 256, 32, 16, 4, 4, "ws", epilogue_split=4),
     "tf32x3": GemmConfig(128, 128, 32, 8, 4, 3, "ws", epilogue_split=2),
-    "float64": GemmConfig(64, 128, 16, 8, 4, 3),
+    # float64: the warp-specialized kernel's DMMA consumer groups (H100, 2026-11-26,
+    # bench-results/nvidia-h100/2026-11-26-ws-dmma: 4096^3 1.14 and 8192^3 1.02 of cuBLAS's DGEMM against 0.93 and
+    # 0.96 on the tiles kernel's 64 x 128 x 16 tiles, LU's trailing updates 4096 x 4096 x 128 0.98 against 0.85)
+    "float64": GemmConfig(128, 128, 32, 8, 4, 2, "ws", epilogue_split=2),
 }
-_GEMM_LARGE_ELSEWHERE = {"ieee": GemmConfig(64, 128, 32, 8, 4, 4)}
+_GEMM_LARGE_TILES_FLOAT64 = GemmConfig(64, 128, 16, 8, 4, 3)
+"""float64 where the warp-specialized kernel does not run (the tiles sweeps of 2026-11-22, H100/H200)."""
+_GEMM_LARGE_ELSEWHERE = {"ieee": GemmConfig(64, 128, 32, 8, 4, 4), "float64": _GEMM_LARGE_TILES_FLOAT64}
 """Large products on GPUs where the warp-specialized kernel does not run (Hopper: ``_GEMM_LARGE_UNWRITABLE``), in
 place of the TMA kernel with its tiles: float32 FMA reads nothing through TMA that the tiles kernel cannot (the best
 of the tiles sweeps, H100/H200)."""
-_GEMM_LARGE_UNWRITABLE = {"ieee": GemmConfig(64, 128, 16, 8, 4, 4)}
+_GEMM_LARGE_UNWRITABLE = {"ieee": GemmConfig(64, 128, 16, 8, 4, 4), "float64": _GEMM_LARGE_TILES_FLOAT64}
 """The same on Hopper, where the tiles kernel takes only large float32 FMA products whose output rows TMA cannot
 write (odd sizes, which also read padded copies of their operands): K steps of 16 (H100, 2026-11-24,
 ``bench-results/nvidia-h100/2026-11-24-odd-copies/probe-4097*``: 2049^3, 4097^3, 6001^3 at 0.83, 0.89, 0.91 of cuBLAS
@@ -188,6 +193,8 @@ WS_MIN_WORK = 2048**3
 """m * n * k from which a 2-D product runs on the warp-specialized kernel where its table names it (H100,
 2048^3, scripts/ws-explore.py, 2026-11-23: bfloat16 0.96-0.97 of cuBLAS against 0.95 on the tiles kernel,
 float16 0.96-0.97 against 0.95, TF32 0.99 against 0.79, 3xTF32 2.03-2.05 of SGEMM against 1.43)."""
+WS_MIN_WORK_FLOAT64 = 2048 * 2048 * 128
+"""The same for float64 (from LARGE_MN outputs; LU's trailing updates have k = 128)."""
 MID_TMA_WORK = 1100**3
 """m * n * k up to which 2-D 16-bit products of at least SMALL_MN outputs run on the TMA kernel's mid tiles."""
 MID_TILES_WORK = 1024**3
@@ -448,7 +455,7 @@ def _table_choice(
         if not warp_specialized(device) or not tma:
             elsewhere = _GEMM_LARGE_UNWRITABLE if warp_specialized(device) else _GEMM_LARGE_ELSEWHERE
             large = elsewhere.get(arith) or without_warp_specialization(large)
-        min_work = WS_MIN_WORK if large.kernel == "ws" else TMA_MIN_WORK
+        min_work = TMA_MIN_WORK if large.kernel != "ws" else WS_MIN_WORK_FLOAT64 if arith == "float64" else WS_MIN_WORK
         if large.kernel != "tiles" and (batch > 1 or mn * k < min_work or not tma):
             large = _GEMM_MEDIUM[arith]
         if device is None or _pipeline_bytes(large, dtype.itemsize) <= shared_memory(device):
