@@ -1,7 +1,7 @@
 """Warp-specialized Hopper GEMM written in Gluon (Triton's explicit-layout dialect).
 
-``gemm_ws_kernel`` is a persistent kernel for 16-bit and TF32 (also 3xTF32) products on sm_90: one program
-per SM walks the output tiles in grouped order; inside a program three partitions run concurrently:
+``gemm_ws_kernel`` is a persistent kernel for 16-bit, TF32 (also 3xTF32), float32 FMA and float64 products on sm_90:
+one program per SM walks the output tiles in grouped order; inside a program three partitions run concurrently:
 
 - a producer warp issues the TMA loads of the A and B tiles into a ring of ``STAGES`` shared-memory
   buffers and never touches registers beyond a few counters;
@@ -27,6 +27,14 @@ stage (``gl.dot_fma`` on slices of 16 along K), and storing the tile in row slic
 next tile's products run: float32 products with a short K and a large output gain most): 47-50 TFLOP/s on the H100,
 0.91-0.96 of cuBLAS's SGEMM, where Triton's own FMA dot on the tiles kernel gives 0.82-0.86
 (bench-results/nvidia-h100/2026-11-23-fma).
+
+float64 products run two consumer groups of four warps, as the cooperative 16-bit kernel does, each summing its
+half of the tile with DMMA (``mma_v2``: Hopper's ``mma.sync`` m16n8k16 in float64) on fragments it reads from the
+stage, 16 along K at a time, then releasing the stage: the groups wait for nothing but their own stages, so one
+group's fragment reads overlap the other's products, where the tiles kernel's four warps all load between two block
+syncs and then all multiply. 128 x 128 x 32 tiles in two stages: 4096^3 1.14 and 8192^3 1.02 of cuBLAS's DGEMM
+against 0.93 and 0.96 on the tiles kernel (H100, 2026-11-26, bench-results/nvidia-h100/2026-11-26-ws-dmma); the
+products are bit for bit cuBLAS's (the same instruction, summing along K in the same order).
 
 Triton's automatic warp specialization builds the same structure but hung on the H100 with Triton 3.6
 (bench-results/nvidia-h100/2026-11-23-warp-specialize); here the partitions and their mbarriers are

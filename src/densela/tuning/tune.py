@@ -66,7 +66,9 @@ LARGE_CANDIDATES: dict[str, list[GemmConfig]] = {
     "ieee": [_ws(128, 128, 32, 8, 8, 4, epilogue_split=1), _ws(128, 128, 32, 8, 8, 4, epilogue_split=2),
              _ws(256, 128, 32, 8, 8, 3, epilogue_split=4),
              C(64, 128, 32, 8, 4, 4), C(128, 128, 32, 8, 8, 3), C(128, 64, 32, 8, 4, 4), C(64, 128, 32, 8, 4, 3)],
-    "float64": [C(64, 128, 16, 8, 4, 3), C(128, 64, 16, 8, 4, 3), C(64, 128, 16, 8, 4, 4), C(64, 64, 32, 8, 4, 3)],
+    "float64": [_ws(128, 128, 32, 8, 4, 2, epilogue_split=2), _ws(128, 128, 16, 8, 4, 3, epilogue_split=2),
+                _ws(128, 128, 16, 8, 4, 4, epilogue_split=2),
+                C(64, 128, 16, 8, 4, 3), C(128, 64, 16, 8, 4, 3), C(64, 128, 16, 8, 4, 4), C(64, 64, 32, 8, 4, 3)],
 }  # fmt: skip
 """Candidates for m * n >= LARGE_MN, from the sweeps at 4096^3 and 8192^3 (scripts/gemm-explore.py and, for the
 warp-specialized kernel on Hopper, scripts/ws-explore.py)."""
