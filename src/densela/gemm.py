@@ -474,9 +474,9 @@ def _launch_ws(
     TF32 reads an M-major A through registers but B only K-major: an N-major B with a K-major A (row-major
     operands) swaps the operands, ``out^T = B^T A^T``, and the kernel stores the transposed tiles, instead of
     copying B K-major first. float64 swaps them too: its DMMA fragments read an N-major B more slowly (H100,
-    2026-11-26, 4096^3: row-major operands 2.61 ms, an M-major A with a K-major B 2.34). FMA products of two K-major operands copy the smaller one into the other order
-    first (H100, 2026-11-23: 0.86 of cuBLAS without the copy, 0.93 with it at 4096^3 and 8192^3, where the
-    other layouts run at 0.92-0.96).
+    2026-11-26, 4096^3: row-major operands 2.61 ms, an M-major A with a K-major B 2.34). FMA products of two
+    K-major operands copy the smaller one into the other order first (H100, 2026-11-23: 0.86 of cuBLAS without the
+    copy, 0.93 with it at 4096^3 and 8192^3, where the other layouts run at 0.92-0.96).
     """
     tf32 = a.dtype == torch.float32 and precision == "tf32"
     swap = (tf32 or a.dtype == torch.float64) and _tma_view(b.T, True) is None and _tma_view(a, True) is not None
