@@ -22,17 +22,21 @@ WS_ARITHMETIC = {
     "tf32": (torch.float32, "tf32"),
     "tf32x3": (torch.float32, "tf32x3"),
     "ieee": (torch.float32, "ieee"),
+    "float64": (torch.float64, ""),
 }
 
 
 def _orders(arith: str) -> list[tuple[bool, bool, bool]]:
     """(A K-major?, B K-major?, stored transposed?) as the launcher gives them: 16-bit and float32 FMA
     operands in either order; TF32 B K-major (copied so when it is not), A K-major or through registers, and
-    row-major operands swapped (out^T = B^T A^T, stored transposed); 3xTF32 parts are K-major copies."""
+    row-major operands swapped (out^T = B^T A^T, stored transposed), as float64's are; 3xTF32 parts are K-major
+    copies."""
     if arith in ("16-bit", "ieee"):  # FMA: either order too
         return [(True, False, False), (True, True, False), (False, False, False), (False, True, False)]
     if arith == "tf32":
         return [(True, True, False), (False, True, True), (False, True, False)]
+    if arith == "float64":  # row-major operands swapped, as TF32's; the other orders read in place
+        return [(True, True, False), (False, True, True), (False, False, False), (False, True, False)]
     return [(True, True, False)]
 
 
