@@ -3,7 +3,7 @@
 
     python3 scripts/gemm-explore.py [GROUP ...]      # groups: thin thin-ws thin-ws16 small small64 small16 long-k
                                                      #         mid16 16bit ieee overhead split-ws thin-k16 large64 ws64
-                                                     #         ws64-mid tiny-fma tiny-16 small-w
+                                                     #         ws64-mid ws64-small tiny-fma tiny-16 small-w
 
 Phase 1 compiles every variant in worker processes (filling Triton's cache); phase 2 times each in this
 process: the call's launches are captured in a CUDA graph, whose replays ``triton.testing.do_bench`` times
@@ -198,6 +198,20 @@ def _variants() -> list[Variant]:
     # where the tables' float64 choice moves from the tiles kernel to the warp-specialized one (WS_MIN_WORK_FLOAT64)
     mid64 = [(2048, 2048, 128), (2048, 2048, 256), (2048, 2048, 1024), (3072, 3072, 128), (2048, 4096, 128)]
     add("ws64-mid", "float64", "ieee", mid64, [None, LARGE64[0], C(64, 64, 32, 8, 4, 3)])
+    # below LARGE_MN outputs (the tables' medium tiles): whether the DMMA groups pay there too
+    small64 = [(1024, 1024, 1024), (1536, 1536, 1536), (1024, 1024, 4096), (2048, 1024, 1024), (1536, 1536, 128)]
+    add(
+        "ws64-small",
+        "float64",
+        "ieee",
+        small64,
+        [
+            None,
+            WS64[2],
+            C(128, 64, 32, 8, 4, 2, "ws", epilogue_split=2),
+            C(128, 64, 16, 8, 4, 4, "ws", epilogue_split=2),
+        ],
+    )
     # float64 up to 512^3 (0.91-0.94 of cuBLAS in the lab of 2026-11-23): thinner tiles, more warps, K splits
     add("small64", "float64", "ieee", [(n, n, n) for n in (128, 256, 512)], SMALL64)
     for dt in ("bfloat16", "float16"):  # 16-bit 256^3 at 0.94-0.96 of cuBLAS (2026-11-23)
