@@ -66,12 +66,14 @@ LARGE_CANDIDATES: dict[str, list[GemmConfig]] = {
     "ieee": [_ws(128, 128, 32, 8, 8, 4, epilogue_split=1), _ws(128, 128, 32, 8, 8, 4, epilogue_split=2),
              _ws(256, 128, 32, 8, 8, 3, epilogue_split=4),
              C(64, 128, 32, 8, 4, 4), C(128, 128, 32, 8, 8, 3), C(128, 64, 32, 8, 4, 4), C(64, 128, 32, 8, 4, 3)],
-    "float64": [_ws(128, 128, 32, 8, 4, 2, epilogue_split=2), _ws(128, 128, 16, 8, 4, 3, epilogue_split=2),
-                _ws(128, 128, 16, 8, 4, 4, epilogue_split=2),
+    "float64": [_ws(128, 128, 32, 8, 4, 2, epilogue_split=2),
                 C(64, 128, 16, 8, 4, 3), C(128, 64, 16, 8, 4, 3), C(64, 128, 16, 8, 4, 4), C(64, 64, 32, 8, 4, 3)],
 }  # fmt: skip
 """Candidates for m * n >= LARGE_MN, from the sweeps at 4096^3 and 8192^3 (scripts/gemm-explore.py and, for the
-warp-specialized kernel on Hopper, scripts/ws-explore.py)."""
+warp-specialized kernel on Hopper, scripts/ws-explore.py). float64 on the warp-specialized kernel: only the tables'
+tiles, whose products matched cuBLAS's bit for bit in every check (H100, 2026-11-26); one check of 128 x 128 x 16
+tiles in three stages at 8192^3 in the first sweep was 4.2e-5 off and never again in 16 repeats, unexplained, so the
+K steps of 16 stay out until a longer stress test clears them."""
 
 TILE_CANDIDATES: dict[int, list[GemmConfig]] = {
     2: [C(64, 64, 64, 8, 4, 3), C(64, 128, 64, 8, 4, 3), C(128, 128, 64, 8, 8, 3), C(128, 256, 64, 8, 8, 3),
