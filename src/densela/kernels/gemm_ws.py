@@ -294,8 +294,9 @@ def _k_step(
         # float32 FMA or float64 DMMA on slices of FMA_K along K, read into registers
         BLOCK_K: gl.constexpr = a.type.shape[1]
         gl.static_assert(BLOCK_K % FMA_K == 0, "FMA K steps are a multiple of FMA_K")
-        a_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=acc.type.layout, k_width=DMMA * 1)
-        b_layout: gl.constexpr = gl.DotOperandLayout(operand_index=1, parent=acc.type.layout, k_width=DMMA * 1)
+        K_WIDTH: gl.constexpr = 1 if DMMA else 0  # consecutive K elements a thread holds: mma_v2's float64, FMA's
+        a_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=acc.type.layout, k_width=K_WIDTH)
+        b_layout: gl.constexpr = gl.DotOperandLayout(operand_index=1, parent=acc.type.layout, k_width=K_WIDTH)
         for k in gl.static_range(0, BLOCK_K, FMA_K):
             a_k = a.slice(k, FMA_K, dim=1).load(a_layout)
             b_k = b.slice(k, FMA_K, dim=0).load(b_layout)
