@@ -1637,21 +1637,33 @@ def test_lookahead_factors_like_lapack(monkeypatch: pytest.MonkeyPatch, n: int, 
     its columns (on a second stream on a GPU, beside the trailing update), then applied to the rest: the same pivots
     as without it, and valid factors. At n = 4097 float32 both paths choose another pivot than LAPACK's sgetrf at
     column 2449 (rounding of a near tie: the factors agree bit for bit, H100 2026-11-23), so LAPACK's pivots are the
-    reference up to n = 1000 only."""
+    reference up to n = 1000 only. The update beside each panel goes to the tiles kernel (AHEAD_UPDATE_TILES_FROM,
+    lowered here too)."""
     values = np.random.default_rng(n).standard_normal((n, n)).astype(NP_DTYPES[dtype])
     values[:, n // 3] *= 1e-3  # small entries: later pivots come from far below the diagonal
     monkeypatch.setattr(densela.lu, "LOOKAHEAD_FROM", n + 1)
     plain = dl.lu_factor(values)[1]
     monkeypatch.setattr(densela.lu, "LOOKAHEAD_FROM", 1)
+    monkeypatch.setattr(densela.lu, "AHEAD_UPDATE_TILES_FROM", {dtype: 1})
     finish, calls = densela.lu._finish_block, []
+    launch, persistent = densela.lu.launch_gemm, []
 
     def counted(work: object, k: int, end: int) -> None:
         calls.append(k)
         finish(work, k, end)
 
+    def recorded(*args: object, tma: bool = True) -> None:
+        persistent.append(tma)
+        launch(*args, tma=tma)
+
     monkeypatch.setattr(densela.lu, "_finish_block", counted)
+    monkeypatch.setattr(densela.lu, "launch_gemm", recorded)
     lu, piv = dl.lu_factor(values)
-    assert len(calls) == cdiv(n, densela.lu._blocks(n, n)[0]), "the look-ahead path was not taken"
+    blocks = cdiv(n, densela.lu._blocks(n, n)[0])
+    assert len(calls) == blocks, "the look-ahead path was not taken"
+    # the update beside each block's look-ahead panel asks for the tiles kernel (AHEAD_UPDATE_TILES_FROM), once a
+    # block but the last two (whose updates beside the panel are empty or absent)
+    assert persistent.count(False) == max(blocks - 2, 0), "the updates beside the panels were not on the tiles kernel"
     assert_pivots_match(piv, plain, f"n={n}, against the factorization without look-ahead")
     if n <= 1000:
         assert_pivots_match(piv, scipy_factor(values, dtype)[1], f"n={n}")

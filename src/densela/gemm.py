@@ -212,17 +212,20 @@ def launch_gemm(
     beta: float,
     precision: str,
     cfg: GemmConfig | None = None,
+    tma: bool = True,
 ) -> None:
     """Launches ``out = alpha * a @ b + beta * c`` (c None: not read) on tensors already checked.
 
-    ``cfg`` replaces the configuration the tuning tables give for this shape (the sweep scripts use it).
+    ``cfg`` replaces the configuration the tuning tables give for this shape (the sweep scripts use it);
+    ``tma=False`` asks the tables for the tiles kernel, whose programs leave their SMs tile by tile (LU's update
+    beside a panel on another stream), not a persistent one.
     """
     m, k = a.shape[-2:]
     n = b.shape[-1]
     batch = out.shape[0] if out.ndim == 3 else 1
     device = out.device.index if out.is_cuda else None
     if cfg is None:
-        cfg = gemm_config(m, n, k, a.dtype, precision, batch=batch, device=device)
+        cfg = gemm_config(m, n, k, a.dtype, precision, batch=batch, device=device, tma=tma)
         if cfg.kernel == "tma" and m * n * k < TMA_MIN_WORK and not _tma_in_place(a, b, precision):
             # a smaller product gains less from TMA than copying an operand for it would cost (the warp-
             # specialized kernel's copies are no more than the tiles kernel's: TF32 B, 3xTF32 parts, rows)

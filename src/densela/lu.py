@@ -32,7 +32,7 @@ from densela.kernels.lu import (
 )
 from densela.kernels.lu_warp import lu_warp_kernel
 from densela.transpose import launch_transpose
-from densela.tuning import gemm_config, multiprocessors
+from densela.tuning import multiprocessors
 
 _PANEL = Launcher(lu_panel_kernel, dependent=True)
 _BATCHED = Launcher(lu_batched_kernel)
@@ -832,7 +832,7 @@ def _product(
 ) -> None:
     """``out = beta * out + alpha * x @ y`` (beta 0: out not read) on (batch, ., .) views: a batch of one as 2-D
     (which takes the TMA kernel), a column-major ``out`` through the transposed views ``out.T = y.T @ x.T``, which
-    are row-major. ``tiles``: on the tiles kernel's configuration for the shape (``gemm_config(tma=False)``)."""
+    are row-major. ``tiles``: on the tiles kernel (``launch_gemm(tma=False)``)."""
     if out.shape[0] == 1:
         x, y, out = x[0], y[0], out[0]
     if out.stride(-2) == 1 and out.stride(-1) != 1:
@@ -843,12 +843,7 @@ def _product(
         x, y = x.to(torch.bfloat16).to(x.dtype), y.to(torch.bfloat16).to(y.dtype)
         precision = "tf32"
     precision = precision if x.dtype == torch.float32 else "ieee"
-    cfg = None
-    if tiles:
-        m, k = x.shape[-2:]
-        batch = out.shape[0] if out.ndim == 3 else 1
-        cfg = gemm_config(m, y.shape[-1], k, x.dtype, precision, batch=batch, device=out.device.index, tma=False)
-    launch_gemm(x, y, out if beta else None, out, alpha, beta, precision, cfg)
+    launch_gemm(x, y, out if beta else None, out, alpha, beta, precision, tma=not tiles)
 
 
 def _solve_block_row(l11: torch.Tensor, u12: torch.Tensor, precision: str) -> None:

@@ -455,7 +455,9 @@ def _table_choice(
         if not warp_specialized(device) or not tma:
             elsewhere = _GEMM_LARGE_UNWRITABLE if warp_specialized(device) else _GEMM_LARGE_ELSEWHERE
             large = elsewhere.get(arith) or without_warp_specialization(large)
-        min_work = TMA_MIN_WORK if large.kernel != "ws" else WS_MIN_WORK_FLOAT64 if arith == "float64" else WS_MIN_WORK
+        min_work = TMA_MIN_WORK
+        if large.kernel == "ws":
+            min_work = WS_MIN_WORK_FLOAT64 if arith == "float64" else WS_MIN_WORK
         if large.kernel != "tiles" and (batch > 1 or mn * k < min_work or not tma):
             large = _GEMM_MEDIUM[arith]
         if device is None or _pipeline_bytes(large, dtype.itemsize) <= shared_memory(device):
