@@ -636,6 +636,34 @@ def test_lu_factor_singular_names_the_first_zero_pivot(device: str) -> None:
     assert_lu_valid(a, lu, piv, torch.float64, "zero columns 3 and 5")
 
 
+@pytest.mark.parametrize("n", [1, 7, 1024, 1025, 3001])
+def test_any_singular_reads_the_flag(n: int, device: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_any_singular`` (the flag the device writes into mapped pinned memory on a GPU) on info vectors with no,
+    one (first, last, inside) and many nonzero items, spanning several of the flag kernel's blocks; then with no
+    time to poll (the stream wait decides) and with a device that cannot reach the flag (the copy decides)."""
+    if device == "cpu" and not densela.lu.INTERPRET:
+        pytest.skip("the flag kernel runs in Triton's interpreter or on a GPU")
+    cases = {"none": []}
+    cases.update({"first": [0], "last": [n - 1], "inside": [n // 2], "many": list(range(0, n, 3))})
+    rng = rng_for("any-singular", n)
+    for name, where in cases.items():
+        info = torch.zeros(n, dtype=torch.int32)
+        info[where] = torch.from_numpy(rng.integers(1, 50, len(where)).astype(np.int32))
+        info = info.to(device)
+        assert densela.lu._any_singular(info) == bool(where), name
+        assert densela.lu._first_singular(info) == (None if not where else (where[0], int(info[where[0]]))), name
+    info = torch.zeros(n, dtype=torch.int32, device=device)
+    info[-1] = 4
+    monkeypatch.setattr(densela.lu, "SPIN_SECONDS", 0.0)
+    assert densela.lu._any_singular(info) and not densela.lu._any_singular(torch.zeros_like(info))
+
+    def unreachable(*args: object, **kwargs: object) -> None:
+        raise ValueError("Pointer argument (at 2) cannot be accessed from Triton (cpu tensor?)")
+
+    monkeypatch.setattr(densela.lu, "_ANY", unreachable)
+    assert densela.lu._any_singular(info) and not densela.lu._any_singular(torch.zeros_like(info))
+
+
 def test_warning_and_error_classes() -> None:
     assert issubclass(dl.LinAlgWarning, RuntimeWarning)
     assert issubclass(dl.RefinementWarning, dl.LinAlgWarning)

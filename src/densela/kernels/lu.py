@@ -563,3 +563,14 @@ def matvec_kernel(
         x = tl.load(x_ptr + cols, mask=cols < N, other=0.0)
         acc += tl.sum(tile.to(acc.dtype) * x[None, :].to(acc.dtype), axis=1)
     tl.store(y_ptr + r, acc, mask=r < M)
+
+
+@triton.jit
+def any_nonzero_kernel(x_ptr, n, flag_ptr, BLOCK: tl.constexpr):
+    """Writes 1 to ``flag_ptr[0]`` when the n int32 items of x are all zero, else 2 (one program). The flag may lie in
+    pinned host memory mapped into the device's address space, which the host polls (``lu._any_singular``)."""
+    seen = tl.zeros([BLOCK], tl.int32)
+    for start in range(0, n, BLOCK):
+        offsets = start + tl.arange(0, BLOCK)
+        seen = tl.maximum(seen, (tl.load(x_ptr + offsets, mask=offsets < n, other=0) != 0).to(tl.int32))
+    tl.store(flag_ptr, 1 + tl.max(seen, axis=0))
