@@ -2,7 +2,8 @@
 
 Triton ships ptxas, so every configuration the tables or `densela tune` may give the kernel is compiled here
 for sm_90a, in each operand order, epilogue and output order it takes, and must fit the H100's shared memory without
-spilling registers. Its products are checked on a Hopper GPU in test_gemm.py (the ``ws`` tests).
+spilling registers or having ptxas serialize its wgmmas. Its products are checked on a Hopper GPU in test_gemm.py
+(the ``ws`` tests).
 """
 
 from __future__ import annotations
@@ -68,3 +69,4 @@ def test_compiles_for_hopper_within_its_limits(dtype, precision, cfg, a_k_major,
     assert info["shared"] <= H100_SHARED_BYTES, f"asks for {info['shared']} bytes of shared memory"
     assert info["spill_bytes"] == 0, f"spills {info['spill_bytes']} bytes of registers"
     assert info["registers"] * 32 * 12 <= 65536, "twelve warps do not fit the register file at launch"
+    assert not info["serialized"], "ptxas serialized the wgmmas (C7512): each would wait for the one before it"

@@ -502,7 +502,8 @@ def compile_sm90(
     fma: bool = False,
 ) -> dict:
     """Compiles ``gemm_ws_kernel`` for sm_90a without a GPU (Triton ships ptxas) for ``cfg`` (a ``GemmConfig``):
-    {"shared": bytes, "spill_bytes": stores + loads, "registers": per thread at launch}.
+    {"shared": bytes, "spill_bytes": stores + loads, "registers": per thread at launch, "serialized": whether ptxas
+    serialized the wgmmas (its C7512 notice: then each waits for the one before it)}.
 
     Example:
         >>> from densela.tuning import GemmConfig
@@ -547,4 +548,5 @@ def compile_sm90(
         "shared": kernel.metadata.shared,
         "spill_bytes": int(spills.group(1)) + int(spills.group(2)),
         "registers": int(registers.group(1)),
+        "serialized": "C7512" in report,
     }
