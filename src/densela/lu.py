@@ -356,8 +356,8 @@ def _first_singular(info: torch.Tensor) -> tuple[int, int] | None:
     A GPU's ``info`` is first summed up on the device into a flag in mapped pinned memory (``_any_singular``); only a
     singular factorization copies ``info`` itself into pinned host memory of the thread's own (12-17 us on the H100
     against 29-40 us for torch.nonzero on the device, 2026-11-24) and reads it as a NumPy array."""
-    if info.is_cuda and info.numel() and not _any_singular(info):
-        return None
+    if info.is_cuda and info.numel() and info.get_device() == torch._C._cuda_getDevice() and not _any_singular(info):
+        return None  # (the flag's kernel launches on the current device)
     host = _to_host(info).numpy()
     zeros = host.nonzero()[0]
     return None if not len(zeros) else (int(zeros[0]), int(host[zeros[0]]))
