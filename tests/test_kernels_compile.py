@@ -421,6 +421,21 @@ def test_matvec_compiles_for_hopper(ones):
     assert "fma.rn.f64" in ptx and ".local" not in ptx
 
 
+WARP_INT_POINTERS = {"piv_ptr": "*i32", "info_ptr": "*i32", "flag_ptr": "*i32", "count_ptr": "*i32"}
+
+
+@compiled
+@pytest.mark.parametrize("rows, cols, lanes, warps, split", [(8, 8, 1, 1, 1), (64, 64, 2, 4, 4)])
+def test_lu_warp_kernel_flag_counts_programs_in(rows: int, cols: int, lanes: int, warps: int, split: int) -> None:
+    """With FLAG, each program adds whether it met a zero pivot and counts itself in with atomics; the last one in
+    reads both counters back to zero and stores the flag. The matrices stay in registers."""
+    constants = dict(ROWS=rows, COLS=cols, LANES=lanes, WARPS=warps, SPLIT=split, FLAG=True)
+    ptx = compile_ptx(lu_warp_kernel, "*fp64", constants, num_warps=warps, pointers=WARP_INT_POINTERS)
+    assert "ld.local" not in ptx and "st.local" not in ptx
+    assert "atom.global.gpu.acq_rel.add.u32" in ptx, "no counting in with acquire-release order"
+    assert ptx.count("atom.") == 4, "max, add and two exchanges, one each"
+
+
 @compiled
 @pytest.mark.parametrize("pointer", ["*fp32", "*fp64"])
 @pytest.mark.parametrize(
@@ -435,10 +450,9 @@ def test_lu_warp_kernel_keeps_each_matrix_in_registers(
     search is a reduction within the warp. Across warps the pivot row goes through the program's own shared array,
     behind a barrier: one predicated store and one load per 16 bytes of a thread's row a step, nothing through global
     memory."""
-    constants = dict(ROWS=rows, COLS=cols, LANES=lanes, WARPS=warps, SPLIT=split)
-    ptx = compile_ptx(lu_warp_kernel, pointer, constants, num_warps=warps,
-                      pointers={"piv_ptr": "*i32", "info_ptr": "*i32"})  # fmt: skip
-    assert "ld.local" not in ptx and "st.local" not in ptx
+    constants = dict(ROWS=rows, COLS=cols, LANES=lanes, WARPS=warps, SPLIT=split, FLAG=False)
+    ptx = compile_ptx(lu_warp_kernel, pointer, constants, num_warps=warps, pointers=WARP_INT_POINTERS)
+    assert "ld.local" not in ptx and "st.local" not in ptx and "atom." not in ptx
     if split == 1:
         assert "shfl.sync.idx.b32" in ptx
         assert "st.shared" not in ptx and "bar.sync" not in ptx

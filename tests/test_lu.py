@@ -664,6 +664,60 @@ def test_any_singular_reads_the_flag(n: int, device: str, monkeypatch: pytest.Mo
     assert densela.lu._any_singular(info) and not densela.lu._any_singular(torch.zeros_like(info))
 
 
+@pytest.mark.parametrize("n", [6, gpu_only(16), gpu_only(64), gpu_only(128)])
+def test_lu_factor_flag_follows_each_call(n: int, device: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Calls of one signature (replayed after the first) alternate between a batch with a singular matrix (a zero
+    column in matrix ``bad``) and one without: each call's warning is its own (on a GPU the factorization's last
+    program, or ``any_nonzero_kernel`` after it, sets the thread's flag and resets its counters); then the same
+    where the device could not reach the flag (the copy decides)."""
+    values = gaussian((9, n, n), "flag-calls")
+    fine = place(values, torch.float64, device)
+    for reachable in (True, False):
+        if not reachable:
+            monkeypatch.setattr(densela.lu, "_flag_reachable", lambda device: False)
+        for bad in (0, 8, 4):
+            broken = values.copy()
+            broken[bad, :, n // 2] = 0.0
+            with pytest.warns(
+                dl.LinAlgWarning, match=f"Diagonal number {n // 2 + 1} is exactly zero \\(matrix {bad}\\)"
+            ):
+                dl.lu_factor(place(broken, torch.float64, device))
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", dl.LinAlgWarning)
+                dl.lu_factor(fine)
+
+
+def test_lu_factor_flags_are_per_thread(device: str) -> None:
+    """Threads factoring batches of one signature at once, some singular, each read their own flag: the replayed
+    plan of a flagged call belongs to the thread that made it."""
+    import threading
+
+    if densela.lu.INTERPRET:
+        pytest.skip("Triton's interpreter is not thread-safe")
+    values = gaussian((40, 16, 16), "flag-threads")
+    broken = values.copy()
+    broken[37, :, 5] = 0.0
+    inputs = {True: place(broken, torch.float64, device), False: place(values, torch.float64, device)}
+    errors: list[str] = []
+    for a in inputs.values():  # compiled and planned before the threads start
+        densela.lu._factor_call("lu_factor", a, False, False, flagged=True)
+
+    def work(first: bool) -> None:
+        for i in range(12):
+            singular = (i % 3 == 0) == first
+            _, _, _, info, flag = densela.lu._factor_call("lu_factor", inputs[singular], False, False, flagged=True)
+            got = densela.lu._first_singular(info, flag)
+            if got != ((37, 6) if singular else None):
+                errors.append(f"call {i}: {got} for a {'singular' if singular else 'regular'} batch")
+
+    threads = [threading.Thread(target=work, args=(first,)) for first in (True, False, True)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[:5]
+
+
 def test_warning_and_error_classes() -> None:
     assert issubclass(dl.LinAlgWarning, RuntimeWarning)
     assert issubclass(dl.RefinementWarning, dl.LinAlgWarning)

@@ -9,6 +9,7 @@ triangle, and the trailing matrix takes the update ``A22 -= L21 @ U12`` through 
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 import time
@@ -20,7 +21,7 @@ import torch
 
 from densela import _errors
 from densela._arrays import INTERPRET, Call, prepare
-from densela._launch import GRAPHS, Launcher, cdiv, dependent_launches, replayed
+from densela._launch import GRAPHS, WORKSPACE_TENSORS, Launcher, cdiv, dependent_launches, kept_counters, replayed
 from densela.gemm import launch_gemm
 from densela.kernels.lu import (
     any_nonzero_kernel,
@@ -225,8 +226,8 @@ def lu_factor(a: Any, /, *, overwrite_a: bool = False, check_finite: bool = True
         (array([[4.  , 3.  ],
                [0.25, 1.25]]), array([1, 1], dtype=int32))
     """
-    call, lu, piv, info = _factor_call("lu_factor", a, overwrite_a, check_finite)
-    zero = _first_singular(info)
+    call, lu, piv, info, flag = _factor_call("lu_factor", a, overwrite_a, check_finite, flagged=True)
+    zero = _first_singular(info, flag)
     if zero is not None:
         where = f" (matrix {zero[0]})" if lu.ndim == 3 else ""
         warnings.warn(
@@ -247,7 +248,7 @@ def lu_factor_ex(a: Any, /, *, overwrite_a: bool = False) -> tuple[Any, Any, Any
         >>> int(info)
         1
     """
-    call, lu, piv, info = _factor_call("lu_factor_ex", a, overwrite_a, False)
+    call, lu, piv, info, _ = _factor_call("lu_factor_ex", a, overwrite_a, False)
     return call.finish(lu), call.finish(piv), call.finish(info[0] if lu.ndim == 2 else info)
 
 
@@ -350,47 +351,78 @@ def _rhs_copy(call: Call, b: torch.Tensor, lu_ndim: int) -> torch.Tensor:
     return x if x.ndim == 3 else x.unsqueeze(0)
 
 
-def _first_singular(info: torch.Tensor) -> tuple[int, int] | None:
+def _first_singular(info: torch.Tensor, flag: tuple[torch.Tensor, Any] | None = None) -> tuple[int, int] | None:
     """(matrix, 1-based pivot) of the first matrix with an exactly zero pivot, or None (waits for the GPU).
 
-    A GPU's ``info`` is first summed up on the device into a flag in mapped pinned memory (``_any_singular``); only a
-    singular factorization copies ``info`` itself into pinned host memory of the thread's own (12-17 us on the H100
+    A GPU's ``info`` is first summed up on the device into a flag in mapped pinned memory: ``flag``, when the
+    factorization that wrote ``info`` set it (``factor(flag=)``), else ``_any_singular``'s. Only a singular
+    factorization then copies ``info`` itself into pinned host memory of the thread's own (12-17 us on the H100
     against 29-40 us for torch.nonzero on the device, 2026-11-24) and reads it as a NumPy array."""
-    if info.is_cuda and info.numel() and info.get_device() == torch._C._cuda_getDevice() and not _any_singular(info):
-        return None  # (the flag's kernel launches on the current device)
+    if flag is not None:
+        singular = _await_flag(flag[1], info.device)
+    else:  # (the flag's kernel launches on the current device)
+        here = info.is_cuda and info.numel() and info.get_device() == torch._C._cuda_getDevice()
+        singular = not here or _any_singular(info)
+    if not singular:
+        return None
     host = _to_host(info).numpy()
     zeros = host.nonzero()[0]
     return None if not len(zeros) else (int(zeros[0]), int(host[zeros[0]]))
 
 
 SPIN_SECONDS = 0.002
-"""How long ``_any_singular`` polls its flag before it waits for the stream instead (work queued before the
+"""How long ``_await_flag`` polls its flag before it waits for the stream instead (work queued before the
 factorization: the host need not spin through it)."""
 
 
-def _any_singular(info: torch.Tensor) -> bool:
-    """Whether the CUDA int32 vector ``info`` has a nonzero item, after the current stream's work. One program
-    (``any_nonzero_kernel``) writes the answer into a pinned host word of the thread's own, mapped into the device's
-    address space, which the host polls: no copy and no stream synchronization. H100, 2026-11-26
-    (bench-results/nvidia-h100/2026-11-26-mapped-flag/): the lab's measure of lu_factor on 1000 and 10000 matrices
-    of 8 x 8 and 1000 of 16 x 16 26.5-39.9 us against 39.4-64.2 with the copy and synchronization. Where the device
-    cannot reach the word (Triton refuses the pointer), the copy does it."""
+def _flag(pinned: bool = True) -> tuple[torch.Tensor, Any]:
+    """The calling thread's flag: an int32 word in pinned host memory (which the device reaches through its mapping
+    of it; ``pinned=False``: an ordinary host tensor, for the interpreter) and its NumPy view, set to 0. A
+    workspace that plans keep (``_launch.WORKSPACE_TENSORS``): the thread's replays write their flag."""
     flags = _PINNED.__dict__.setdefault("flags", {})
-    if (entry := flags.get(info.is_cuda)) is None:  # the interpreter's host tensors: an unpinned flag
-        flag = torch.zeros(1, dtype=torch.int32, pin_memory=info.is_cuda)
-        entry = flags[info.is_cuda] = (flag, flag.numpy())
-    flag, view = entry
-    view[0] = 0
-    try:
-        _ANY((1,), info, info.numel(), flag, BLOCK=1024)
-    except ValueError:  # "cannot be accessed from Triton": no mapped pinned memory on this device
-        return bool(_to_host(info).numpy().any())
+    if (entry := flags.get(pinned)) is None:
+        flag = torch.zeros(1, dtype=torch.int32, pin_memory=pinned)
+        WORKSPACE_TENSORS[id(flag)] = flag
+        entry = flags[pinned] = (flag, flag.numpy())
+    entry[1][0] = 0
+    return entry
+
+
+def _await_flag(view: Any, device: torch.device) -> bool:
+    """Whether the flag that ``view`` shows says "singular" (2; 1: not), polled until the device has set it: no copy
+    and no stream synchronization (H100, 2026-11-26, bench-results/nvidia-h100/2026-11-26-mapped-flag/: the lab's
+    measure of lu_factor on 1000 and 10000 matrices of 8 x 8 and 1000 of 16 x 16 26.5-39.9 us against 39.4-64.2
+    with the copy and synchronization)."""
     deadline = time.perf_counter() + SPIN_SECONDS
     while view[0] == 0 and time.perf_counter() < deadline:
         pass
     if view[0] == 0:
-        torch.cuda.current_stream(info.device).synchronize()
+        torch.cuda.current_stream(device).synchronize()
     return int(view[0]) == 2
+
+
+def _any_singular(info: torch.Tensor) -> bool:
+    """Whether the int32 vector ``info`` has a nonzero item, after the current stream's work: one program
+    (``any_nonzero_kernel``) sets the thread's flag (``_flag``), which the host polls (``_await_flag``). Where the
+    device cannot reach the flag (Triton refuses the pointer), the copy decides."""
+    flag, view = _flag(info.is_cuda)
+    try:
+        _ANY((1,), info, info.numel(), flag, BLOCK=1024)
+    except ValueError:  # "cannot be accessed from Triton": no mapped pinned memory on this device
+        return bool(_to_host(info).numpy().any())
+    return _await_flag(view, info.device)
+
+
+@functools.cache
+def _flag_reachable(device: int) -> bool:
+    """Whether kernels on CUDA device ``device`` (the current one) can set a pinned flag (``_any_singular`` on a zero
+    word tells: Triton refuses a pointer the device cannot reach, and the copy answers instead)."""
+    flag, view = _flag()
+    try:
+        _ANY((1,), torch.zeros(1, dtype=torch.int32, device=device), 1, flag, BLOCK=1024)
+    except ValueError:
+        return False
+    return not _await_flag(view, torch.device("cuda", device))
 
 
 _PINNED = threading.local()
@@ -414,9 +446,11 @@ def _to_host(t: torch.Tensor) -> torch.Tensor:
 
 
 def _factor_call(
-    op: str, a: Any, overwrite_a: bool, check_finite: bool
-) -> tuple[Call, torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Checks ``a`` and factors it on the run device: (call, lu, piv, info), lu shaped like ``a``."""
+    op: str, a: Any, overwrite_a: bool, check_finite: bool, flagged: bool = False
+) -> tuple[Call, torch.Tensor, torch.Tensor, torch.Tensor, tuple[torch.Tensor, Any] | None]:
+    """Checks ``a`` and factors it on the run device: (call, lu, piv, info, flag), lu shaped like ``a``. ``flagged``
+    (a caller that checks ``info``): on the current CUDA device, with densela's kernels, the factorization also sets
+    the thread's flag (``_flag``), returned for ``_first_singular``; else the flag is None."""
     call = prepare(op, {"a": a})
     ta = call.tensors["a"]
     _check_dtype(op, {"a": ta})
@@ -424,8 +458,18 @@ def _factor_call(
     in_place = (
         overwrite_a and isinstance(call.first, torch.Tensor) and ta.device == call.run_device and ta.mT.is_contiguous()
     )
-    lu, piv, info = factor(call, _batched(ta), in_place=in_place, check=op if check_finite else None)
-    return call, lu if ta.ndim == 3 else lu[0], piv if ta.ndim == 3 else piv[0], info
+    device = call.run_device
+    flag = None
+    if flagged and device.type == "cuda" and call.backend != "torch" and device.index == torch._C._cuda_getDevice():
+        flag = _flag() if _flag_reachable(device.index) else None
+    lu, piv, info = factor(
+        call,
+        _batched(ta),
+        in_place=in_place,
+        check=op if check_finite else None,
+        flag=None if flag is None else flag[0],
+    )
+    return call, lu if ta.ndim == 3 else lu[0], piv if ta.ndim == 3 else piv[0], info, flag
 
 
 def column_major(
@@ -455,7 +499,13 @@ def column_major(
 
 
 def factor(
-    call: Call, src: torch.Tensor, precision: str = "ieee", *, in_place: bool = False, check: str | None = None
+    call: Call,
+    src: torch.Tensor,
+    precision: str = "ieee",
+    *,
+    in_place: bool = False,
+    check: str | None = None,
+    flag: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Factors the (batch, m, n) ``src``: (lu, piv (batch, min(m, n)), info (batch,)) on the run device.
 
@@ -463,26 +513,40 @@ def factor(
     new column-major array; on a GPU the launches of a shape seen before replay as one CUDA graph (the
     Python between a factorization's hundreds of launches costs more than their GPU time below n ~ 8192),
     except for batches of EAGER_BATCH_BYTES or more. ``check`` (the operation's name): an infinity or NaN in
-    ``src`` raises ValueError before the factorization's first launch (``column_major``).
+    ``src`` raises ValueError before the factorization's first launch (``column_major``). ``flag`` (a GPU
+    factorization's, from ``_flag``): the device sets it once ``info`` is written (``_await_flag``), from the small
+    batches' own kernel or else by ``any_nonzero_kernel`` after the factorization.
     """
     batch, m, n = src.shape
     warp, small = None, False
     if batch > 1 and call.backend != "torch" and min(m, n):
         warp = _warp_launch(m, n, src.element_size()) if call.run_device.type == "cuda" and not INTERPRET else None
         small = bool(warp) or _pow2(m) * _pow2(n) <= BATCHED_SMALL
-    # a batch whose GPU time outlasts its launches' host time runs launch by launch in its result: a graph's
-    # replay works in static buffers, copied into and out of (10000 x 128 x 128 float64: 0.9 of 15 ms to copy out)
-    large = batch > 1 and (_whole(src) or src.numel() * src.element_size() >= EAGER_BATCH_BYTES)
-    eager = not small and (
-        in_place or large or call.backend == "torch" or call.run_device.type != "cuda" or min(m, n) == 0
-    )
     if check is not None and (small or in_place):  # otherwise the copy into the working array checks
         _check_finite(check, a=src)
     if small:
         if in_place:
-            return _factor_small(call, src, True, warp)
-        # one launch into new arrays: later calls of the same signature replay it (host time decides these calls)
-        return replayed("lu_factor", (), (warp,), (src,), None, lambda: _factor_small(call, src, False, warp))
+            return _factor_small(call, src, True, warp, flag)
+        # one launch into new arrays: later calls of the same signature replay it (host time decides these calls);
+        # the flag is the calling thread's, so a flagged plan is the thread's too
+        settings = (warp, None if flag is None else threading.get_ident())
+        return replayed("lu_factor", (), settings, (src,), None, lambda: _factor_small(call, src, False, warp, flag))
+    lu, piv, info = _factor_large(call, src, precision, in_place, check)
+    if flag is not None:
+        with call.guard():
+            _ANY((1,), info, info.numel(), flag, BLOCK=1024)
+    return lu, piv, info
+
+
+def _factor_large(
+    call: Call, src: torch.Tensor, precision: str, in_place: bool, check: str | None
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``factor`` of what the small batches' one launch does not take: launch by launch, or a captured graph."""
+    batch, m, n = src.shape
+    # a batch whose GPU time outlasts its launches' host time runs launch by launch in its result: a graph's
+    # replay works in static buffers, copied into and out of (10000 x 128 x 128 float64: 0.9 of 15 ms to copy out)
+    large = batch > 1 and (_whole(src) or src.numel() * src.element_size() >= EAGER_BATCH_BYTES)
+    eager = in_place or large or call.backend == "torch" or call.run_device.type != "cuda" or min(m, n) == 0
     # Large square matrices may be factored by densela's kernels in a row-major working array (ROW_MAJOR_FROM), lu
     # returned column-major (torch's LU, the backend without Triton, copies into LAPACK's order itself)
     rows = call.backend != "torch" and not in_place and batch == 1 and m == n >= ROW_MAJOR_FROM.get(src.dtype, m + 1)
@@ -547,11 +611,13 @@ def _factor_eager(call: Call, a: torch.Tensor, precision: str) -> tuple[torch.Te
 
 
 def _factor_small(
-    call: Call, src: torch.Tensor, in_place: bool, warp: _WarpLaunch | None
+    call: Call, src: torch.Tensor, in_place: bool, warp: _WarpLaunch | None, flag: torch.Tensor | None = None
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Factors the batch ``src`` of small matrices in one launch, by ``lu_warp_kernel`` as ``warp`` says
     (``_warp_launch``) or, without one, by ``lu_batched_kernel``: reads ``src`` as it is laid out and writes a
-    column-major ``lu`` (``src`` itself when ``in_place``)."""
+    column-major ``lu`` (``src`` itself when ``in_place``). ``flag`` (``factor``'s): ``lu_warp_kernel``'s last
+    program sets it (saving the 9-11 us of host time that launching ``any_nonzero_kernel`` took, H100,
+    2026-11-26), else ``any_nonzero_kernel`` after ``lu_batched_kernel``."""
     batch, m, n = src.shape
     src = src.to(call.run_device)
     lu = src if in_place else torch.empty((batch, n, m), dtype=src.dtype, device=src.device).mT
@@ -563,12 +629,16 @@ def _factor_small(
         if warp:
             split = warp.split > 1
             cap = {"maxnreg": warp.registers} if split else {}
-            _WARP((cdiv(batch, warp.mats),), src, lu, piv, info, *sizes, ROWS=rows, COLS=cols,
-                  LANES=warp.lanes, WARPS=warp.warps, SPLIT=warp.split, num_warps=warp.warps, **cap)  # fmt: skip
+            counts = info if flag is None else kept_counters("lu-flag", 2, src.device)
+            _WARP((cdiv(batch, warp.mats),), src, lu, piv, info, info if flag is None else flag, counts, *sizes,
+                  ROWS=rows, COLS=cols, LANES=warp.lanes, WARPS=warp.warps, SPLIT=warp.split, FLAG=flag is not None,
+                  num_warps=warp.warps, **cap)  # fmt: skip
         else:
             mats, warps = _small_launch(m, n, src.element_size())
             _BATCHED((cdiv(batch, mats),), src, lu, piv, info, *sizes, MATS=mats, ROWS=rows, COLS=cols,
                      num_warps=warps)  # fmt: skip
+            if flag is not None:
+                _ANY((1,), info, batch, flag, BLOCK=1024)
     return lu, piv, info
 
 

@@ -72,12 +72,13 @@ def _column(x, l3, k4, PART_AT: gl.constexpr, REG_AT: gl.constexpr):
 
 @gluon.jit
 def lu_warp_kernel(
-    src_ptr, lu_ptr, piv_ptr, info_ptr,
+    src_ptr, lu_ptr, piv_ptr, info_ptr, flag_ptr, count_ptr,
     BATCH, M, N,
     stride_sb, stride_sm, stride_sn,
     stride_lb, stride_lm, stride_ln,
     stride_pb, stride_ib,
     ROWS: gl.constexpr, COLS: gl.constexpr, LANES: gl.constexpr, WARPS: gl.constexpr, SPLIT: gl.constexpr,
+    FLAG: gl.constexpr,
 ):  # fmt: skip
     """Factors the M x N matrices of the batch ``src`` (any strides; ROWS and COLS powers of two >= M and N),
     LANES threads per row (a row per thread when LANES is 1), each matrix within one warp (SPLIT 1: ROWS * LANES
@@ -88,6 +89,10 @@ def lu_warp_kernel(
     and are stored at their final positions). With SPLIT > 1 the pivot rows pass between warps through shared
     memory (``_exchange_row``). ``lu`` may be ``src``: a
     matrix is read whole by its warps before any of them writes it.
+
+    ``FLAG``: the launch's last program to finish writes ``flag_ptr[0]`` (a word the host polls, in pinned memory
+    mapped into the device's address space): 1 when every ``info`` is zero, else 2. ``count_ptr`` holds two int32
+    counters, zero on entry and left at zero: the programs that have finished and whether any met a zero pivot.
     """
     ROWS_W: gl.constexpr = ROWS // SPLIT  # rows of a matrix in each of its warps
     GROUPS: gl.constexpr = 32 // (ROWS_W * LANES)  # matrices per warp
@@ -154,3 +159,10 @@ def lu_warp_kernel(
     target = lu_ptr + m4 * stride_lb + pos[:, :, None, None].to(gl.int64) * stride_lm + c4.to(gl.int64) * stride_ln
     gl.store(target, blk, mask=inside)
     gl.store(info_ptr + mat[:, None] * stride_ib + 0 * row, first_zero, mask=(row == 0) & (mat[:, None] < BATCH))
+    if FLAG:
+        zero = gl.max(gl.max(gl.where(mat[:, None] < BATCH, first_zero, 0), axis=1), axis=0)
+        gl.atomic_max(count_ptr + 1, zero, sem="relaxed")
+        if gl.atomic_add(count_ptr, 1, sem="acq_rel") == gl.num_programs(0) - 1:  # the last program in
+            seen = gl.atomic_xchg(count_ptr + 1, 0, sem="relaxed")
+            gl.atomic_xchg(count_ptr, 0, sem="relaxed")
+            gl.store(flag_ptr, 1 + (seen > 0).to(gl.int32))
