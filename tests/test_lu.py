@@ -640,7 +640,8 @@ def test_lu_factor_singular_names_the_first_zero_pivot(device: str) -> None:
 def test_any_singular_reads_the_flag(n: int, device: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """``_any_singular`` (the flag the device writes into mapped pinned memory on a GPU) on info vectors with no,
     one (first, last, inside) and many nonzero items, spanning several of the flag kernel's blocks; then with no
-    time to poll (the stream wait decides) and with a device that cannot reach the flag (the copy decides)."""
+    time to poll (the stream wait decides), with a device that cannot reach the flag and with a flag never set (the
+    copy decides)."""
     if device == "cpu" and not densela.lu.INTERPRET:
         pytest.skip("the flag kernel runs in Triton's interpreter or on a GPU")
     cases = {"none": []}
@@ -661,6 +662,8 @@ def test_any_singular_reads_the_flag(n: int, device: str, monkeypatch: pytest.Mo
         raise ValueError("Pointer argument (at 2) cannot be accessed from Triton (cpu tensor?)")
 
     monkeypatch.setattr(densela.lu, "_ANY", unreachable)
+    assert densela.lu._any_singular(info) and not densela.lu._any_singular(torch.zeros_like(info))
+    monkeypatch.setattr(densela.lu, "_ANY", lambda *args, **kwargs: None)  # a launch that never sets the flag
     assert densela.lu._any_singular(info) and not densela.lu._any_singular(torch.zeros_like(info))
 
 

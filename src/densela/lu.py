@@ -362,8 +362,8 @@ def _first_singular(info: torch.Tensor, flag: tuple[torch.Tensor, Any] | None = 
         singular = _await_flag(flag[1], info.device)
     else:  # (the flag's kernel launches on the current device)
         here = info.is_cuda and info.numel() and info.get_device() == torch._C._cuda_getDevice()
-        singular = not here or _any_singular(info)
-    if not singular:
+        singular = _any_singular(info) if here else None
+    if singular is False:
         return None
     host = _to_host(info).numpy()
     zeros = host.nonzero()[0]
@@ -388,17 +388,17 @@ def _flag(pinned: bool = True) -> tuple[torch.Tensor, Any]:
     return entry
 
 
-def _await_flag(view: Any, device: torch.device) -> bool:
+def _await_flag(view: Any, device: torch.device) -> bool | None:
     """Whether the flag that ``view`` shows says "singular" (2; 1: not), polled until the device has set it: no copy
     and no stream synchronization (H100, 2026-11-26, bench-results/nvidia-h100/2026-11-26-mapped-flag/: the lab's
     measure of lu_factor on 1000 and 10000 matrices of 8 x 8 and 1000 of 16 x 16 26.5-39.9 us against 39.4-64.2
-    with the copy and synchronization)."""
+    with the copy and synchronization). None if the stream's work ended without setting it (the caller copies)."""
     deadline = time.perf_counter() + SPIN_SECONDS
     while view[0] == 0 and time.perf_counter() < deadline:
         pass
-    if view[0] == 0:
+    if view[0] == 0 and device.type == "cuda":
         torch.cuda.current_stream(device).synchronize()
-    return int(view[0]) == 2
+    return None if view[0] == 0 else int(view[0]) == 2
 
 
 def _any_singular(info: torch.Tensor) -> bool:
@@ -408,21 +408,22 @@ def _any_singular(info: torch.Tensor) -> bool:
     flag, view = _flag(info.is_cuda)
     try:
         _ANY((1,), info, info.numel(), flag, BLOCK=1024)
+        singular = _await_flag(view, info.device)
     except ValueError:  # "cannot be accessed from Triton": no mapped pinned memory on this device
-        return bool(_to_host(info).numpy().any())
-    return _await_flag(view, info.device)
+        singular = None
+    return bool(_to_host(info).numpy().any()) if singular is None else singular
 
 
 @functools.cache
 def _flag_reachable(device: int) -> bool:
-    """Whether kernels on CUDA device ``device`` (the current one) can set a pinned flag (``_any_singular`` on a zero
-    word tells: Triton refuses a pointer the device cannot reach, and the copy answers instead)."""
+    """Whether kernels on CUDA device ``device`` (the current one) can set a pinned flag: ``any_nonzero_kernel`` on a
+    zero word must set it to 1 (Triton refuses a pointer the device cannot reach)."""
     flag, view = _flag()
     try:
         _ANY((1,), torch.zeros(1, dtype=torch.int32, device=device), 1, flag, BLOCK=1024)
     except ValueError:
         return False
-    return not _await_flag(view, torch.device("cuda", device))
+    return _await_flag(view, torch.device("cuda", device)) is False
 
 
 _PINNED = threading.local()
@@ -528,8 +529,8 @@ def factor(
         if in_place:
             return _factor_small(call, src, True, warp, flag)
         # one launch into new arrays: later calls of the same signature replay it (host time decides these calls);
-        # the flag is the calling thread's, so a flagged plan is the thread's too
-        settings = (warp, None if flag is None else threading.get_ident())
+        # a flagged plan writes the flag it recorded (the calling thread's), which it keeps alive: keyed on its id
+        settings = (warp, None if flag is None else id(flag))
         return replayed("lu_factor", (), settings, (src,), None, lambda: _factor_small(call, src, False, warp, flag))
     lu, piv, info = _factor_large(call, src, precision, in_place, check)
     if flag is not None:
