@@ -10,6 +10,7 @@ first maximum. Interpreter cases stay small (n <= 40); the ``large`` ones run on
 from __future__ import annotations
 
 import inspect
+import threading
 import warnings
 import zlib
 
@@ -693,8 +694,6 @@ def test_lu_factor_flag_follows_each_call(n: int, device: str, monkeypatch: pyte
 def test_lu_factor_flags_are_per_thread(device: str) -> None:
     """Threads factoring batches of one signature at once, some singular, each read their own flag: the replayed
     plan of a flagged call belongs to the thread that made it."""
-    import threading
-
     if densela.lu.INTERPRET:
         pytest.skip("Triton's interpreter is not thread-safe")
     values = gaussian((40, 16, 16), "flag-threads")

@@ -401,29 +401,33 @@ def _await_flag(view: Any, device: torch.device) -> bool | None:
     return None if view[0] == 0 else int(view[0]) == 2
 
 
-def _any_singular(info: torch.Tensor) -> bool:
-    """Whether the int32 vector ``info`` has a nonzero item, after the current stream's work: one program
-    (``any_nonzero_kernel``) sets the thread's flag (``_flag``), which the host polls (``_await_flag``). Where the
-    device cannot reach the flag (Triton refuses the pointer), the copy decides."""
-    flag, view = _flag(info.is_cuda)
+def _launch_flag(info: torch.Tensor, flag: torch.Tensor) -> None:
+    """``any_nonzero_kernel`` (one program): ``flag`` set from the int32 vector ``info`` after the stream's work."""
+    _ANY((1,), info, info.numel(), flag, BLOCK=1024)
+
+
+def _ask_flag(info: torch.Tensor, flag: tuple[torch.Tensor, Any]) -> bool | None:
+    """``_launch_flag`` into ``flag`` (``_flag``'s), then ``_await_flag``; None where the device cannot reach the flag
+    (Triton refuses the pointer) or the flag was never set."""
     try:
-        _ANY((1,), info, info.numel(), flag, BLOCK=1024)
-        singular = _await_flag(view, info.device)
+        _launch_flag(info, flag[0])
     except ValueError:  # "cannot be accessed from Triton": no mapped pinned memory on this device
-        singular = None
+        return None
+    return _await_flag(flag[1], info.device)
+
+
+def _any_singular(info: torch.Tensor) -> bool:
+    """Whether the int32 vector ``info`` has a nonzero item, after the current stream's work: through the thread's
+    flag (``_ask_flag``), else by the copy."""
+    singular = _ask_flag(info, _flag(info.is_cuda))
     return bool(_to_host(info).numpy().any()) if singular is None else singular
 
 
 @functools.cache
 def _flag_reachable(device: int) -> bool:
-    """Whether kernels on CUDA device ``device`` (the current one) can set a pinned flag: ``any_nonzero_kernel`` on a
-    zero word must set it to 1 (Triton refuses a pointer the device cannot reach)."""
-    flag, view = _flag()
-    try:
-        _ANY((1,), torch.zeros(1, dtype=torch.int32, device=device), 1, flag, BLOCK=1024)
-    except ValueError:
-        return False
-    return _await_flag(view, torch.device("cuda", device)) is False
+    """Whether kernels on CUDA device ``device`` (the current one) can set a pinned flag: asked about a zero word,
+    the flag must say 1."""
+    return _ask_flag(torch.zeros(1, dtype=torch.int32, device=device), _flag()) is False
 
 
 _PINNED = threading.local()
@@ -535,7 +539,7 @@ def factor(
     lu, piv, info = _factor_large(call, src, precision, in_place, check)
     if flag is not None:
         with call.guard():
-            _ANY((1,), info, info.numel(), flag, BLOCK=1024)
+            _launch_flag(info, flag)
     return lu, piv, info
 
 
@@ -630,6 +634,7 @@ def _factor_small(
         if warp:
             split = warp.split > 1
             cap = {"maxnreg": warp.registers} if split else {}
+            # without a flag its pointers are unused: info stands in for them
             counts = info if flag is None else kept_counters("lu-flag", 2, src.device)
             _WARP((cdiv(batch, warp.mats),), src, lu, piv, info, info if flag is None else flag, counts, *sizes,
                   ROWS=rows, COLS=cols, LANES=warp.lanes, WARPS=warp.warps, SPLIT=warp.split, FLAG=flag is not None,
@@ -639,7 +644,7 @@ def _factor_small(
             _BATCHED((cdiv(batch, mats),), src, lu, piv, info, *sizes, MATS=mats, ROWS=rows, COLS=cols,
                      num_warps=warps)  # fmt: skip
             if flag is not None:
-                _ANY((1,), info, batch, flag, BLOCK=1024)
+                _launch_flag(info, flag)
     return lu, piv, info
 
 
