@@ -219,6 +219,33 @@ def test_padded_operand_copies(device, monkeypatch, dtype, precision, layout):
     assert len(copies) >= 1, "unaligned operands (rows of 83 and 13 elements) are copied"
 
 
+@pytest.mark.parametrize("a_layout", ["row", "col"])
+@pytest.mark.parametrize("in_place", [False, True])
+@pytest.mark.parametrize("m, n, k", [(21, 13, 37), (1, 9, 33), (33, 2, 7), (40, 5, 9)])
+def test_fma_k_major_b_reaches_the_tiles_kernel_n_major(device, monkeypatch, a_layout, in_place, m, n, k):
+    """A float32 FMA product with a K-major B reaches the tiles kernel with an N-major B: with the product transposed,
+    out^T = B^T A^T, where A is M-major or (K-major A) after the smaller operand's copy into the other order; results
+    as the reference, in place too."""
+    monkeypatch.setattr(GEMM_MODULE, "FMA_LAYOUT_FROM_WORK", 0)
+    seen = []
+    real = GEMM_MODULE._launch_tiles
+    monkeypatch.setattr(GEMM_MODULE, "_launch_tiles", lambda a, b, *rest: seen.append(b.stride()) or real(a, b, *rest))
+    a = make((m, k), torch.float32, device, a_layout)
+    b = make((k, n), torch.float32, device, "col")
+    c = make((m, n), torch.float32, device)
+    c_before = c.clone()
+    out = c if in_place else poisoned((m, n), torch.float32, device)
+    assert dl.gemm(a, b, c, alpha=-0.75, beta=1.5, out=out, precision="ieee") is out
+    check(out, a, b, c_before, alpha=-0.75, beta=1.5, precision="ieee", what=f"{a_layout} A, K-major B")
+    assert seen and all(stride[-1] == 1 for stride in seen), f"B reached the tiles kernel with strides {seen}"
+    if not in_place:  # a repeated matmul replays its plan (the copy into a new scratch array) on new data
+        a.copy_(make((m, k), torch.float32, device))
+        b.copy_(make((k, n), torch.float32, device, "col"))
+        for _ in range(2):
+            assert dl.matmul(a, b, out=out, precision="ieee") is out
+            check(out, a, b, precision="ieee", what=f"{a_layout} A, K-major B, repeated")
+
+
 def test_odd_rows_are_padded_from_their_own_work(monkeypatch):
     """float32 FMA products whose rows load element by element (an odd row stride) read padded copies from
     PAD_ODD_FROM_WORK, below PAD_FROM_WORK; rows of an even stride, other arithmetic, smaller products and a thin

@@ -224,12 +224,26 @@ def launch_gemm(
     n = b.shape[-1]
     batch = out.shape[0] if out.ndim == 3 else 1
     device = out.device.index if out.is_cuda else None
-    if cfg is None:
+    chosen = cfg is None
+    if chosen:
         cfg = gemm_config(m, n, k, a.dtype, precision, batch=batch, device=device, tma=tma)
         if cfg.kernel == "tma" and m * n * k < TMA_MIN_WORK and not _tma_in_place(a, b, precision):
             # a smaller product gains less from TMA than copying an operand for it would cost (the warp-
             # specialized kernel's copies are no more than the tiles kernel's: TF32 B, 3xTF32 parts, rows)
             cfg = gemm_config(m, n, k, a.dtype, precision, batch=batch, device=device, tma=False)
+    if cfg.kernel == "tiles" and _fma_b_k_major(a, b, out, precision):
+        if a.stride(0) != 1 and not _padded(a, b, precision):
+            # both K-major: the smaller operand copied into the other order (the padded copies make B N-major)
+            if a.numel() < b.numel():
+                a = _aligned_copy(a.T).T
+            else:
+                b = _aligned_copy(b)
+        if a.stride(0) == 1:  # an M-major A: out^T = B^T A^T has a K-major A and an N-major B
+            a, b, out, c = b.T, a.T, out.T, (None if c is None else c.T)
+            if chosen:
+                cfg = gemm_config(n, m, k, a.dtype, precision, device=device, tma=tma)
+            launch_gemm(a, b, c, out, alpha, beta, precision, cfg, tma)
+            return
     if cfg.kernel == "tiles" or out.ndim != 2 or k == 0:
         _launch_tiles(a, b, c, out, alpha, beta, precision, cfg)
     elif cfg.kernel == "ws" and _ws_takes(a, c, out, precision, device, cfg.split_k):
@@ -242,6 +256,30 @@ def launch_gemm(
         _launch_tiles(a, b, c, out, alpha, beta, precision, tiles)
     else:
         _launch_tma(a, b, c, out, alpha, beta, precision, without_warp_specialization(cfg), device)
+
+
+FMA_LAYOUT_FROM_WORK = 2**23
+"""m * n * k from which ``launch_gemm`` moves a K-major B out of the way of float32 FMA products on the tiles kernel
+(``_fma_b_k_major``). H100, 2026-11-26 (``bench-results/nvidia-h100/2026-11-26-fma-layouts``): 128^3 with B copied 10.3
+us against 10.1, transposed (M-major A) 11.2 against 10.1; 256^3 12.4 against 15.7 and 9.1 against 16.2."""
+
+
+def _fma_b_k_major(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, precision: str) -> bool:
+    """Whether the 2-D float32 FMA product ``a @ b`` has a K-major B (K > 1, N > 1), which Triton's FMA dot on the
+    tiles kernel reads from shared memory element by element: 2.5-3 times slower than an N-major one (H100,
+    2026-11-26, ``bench-results/nvidia-h100/2026-11-26-fma-layouts``: 1000^3 171.7 us against 61.5, 2000^3 1236
+    against 400). ``launch_gemm`` then runs ``out^T = B^T A^T`` where A is M-major (a K-major A and an N-major B), and
+    where A is K-major first copies the smaller operand into the other order, from ``FMA_LAYOUT_FROM_WORK``.
+
+    Example:
+        >>> x = torch.empty(256, 256)
+        >>> _fma_b_k_major(x, x.T, x, "ieee"), _fma_b_k_major(x, x, x, "ieee"), _fma_b_k_major(x, x.T, x, "tf32")
+        (True, False, False)
+    """
+    if a.ndim != 2 or b.ndim != 2 or out.ndim != 2 or arithmetic(a.dtype, precision) != "ieee":
+        return False
+    (m, k), n = a.shape, b.shape[1]
+    return k > 1 and n > 1 and b.stride(0) == 1 and b.stride(1) != 1 and m * n * k >= FMA_LAYOUT_FROM_WORK
 
 
 def _launch_tiles(
