@@ -106,6 +106,7 @@ def test_registry_names() -> None:
         "lu-refine",
         "nonsquare-k",
         "gemm-targets",
+        "gemm-layouts",
         "gemm-thin",
         "memory-targets",
         "transpose-inplace",
@@ -155,7 +156,8 @@ def test_suite_is_well_formed(name: str) -> None:
             assert c.precision in (None, *REFINE_MODES) and c.dtype == "float64" and c.cond and c.cond >= 1
         else:
             assert c.precision in (("ieee", "tf32", "tf32x3") if fp32_gemm else (None,)) and c.cond is None
-        assert c.precision == "ieee" or not fp32_gemm or name in ("quick", "gemm-targets")  # the studies: FP32
+        ours = ("quick", "gemm-targets", "gemm-layouts")  # the studies' FP32 is "ieee"
+        assert c.precision == "ieee" or not fp32_gemm or name in ours
 
 
 @pytest.mark.parametrize("name", sorted(TNL_GEMM))

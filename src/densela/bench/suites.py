@@ -255,6 +255,8 @@ _ALL_GEMM_MODES = (
     ("float32", "ieee"),
     ("float64", None),
 )
+_LAYOUT_GEMM_MODES = (("float32", "ieee"), ("float32", "tf32"), ("bfloat16", None), ("float64", None))
+_LAYOUT_SHAPES = [(n, n, n) for n in (256, 512, 1000, 2000)] + [(64, 4096, 4096), (4096, 64, 4096)]
 _SMALL_GEMM_MODES = (("float32", "ieee"), ("bfloat16", None), ("float64", None))
 _THIN = [
     *_TNL_GEMM["thin-1"][2],
@@ -428,6 +430,23 @@ _SUITES = [
             *(Case("gemm", (n, n, n), d, p) for d, p in _ALL_GEMM_MODES for n in (2048, 4096, 8192)),
             *(Case("gemm", (4096, 4096, 4096), d, p, layout=t) for d, p in _ALL_GEMM_MODES for t in ("nt", "tn", "tt")),
             *(Case("gemm", (n, n, n), d, p) for d, p in _SMALL_GEMM_MODES for n in (128, 256, 512)),
+        ),
+        providers=("densela", "cublas"),
+        base="cublas",
+    ),
+    Suite(
+        name="gemm-layouts",
+        description=(
+            "GEMM in every transposition state (nn, nt, tn, tt) below issue 4's 4096^3: squares of 256, 512, 1000 "
+            "and 2000 and the thin 64 x 4096 x 4096 and 4096 x 64 x 4096, in float32 (FMA and TF32), bfloat16 "
+            "and float64, each state against cuBLAS in the same state"
+        ),
+        source="densela (issue 4)",
+        cases=tuple(
+            Case("gemm", shape, d, p, layout=t)
+            for d, p in _LAYOUT_GEMM_MODES
+            for shape in _LAYOUT_SHAPES
+            for t in ("nn", "nt", "tn", "tt")
         ),
         providers=("densela", "cublas"),
         base="cublas",
