@@ -246,6 +246,31 @@ def test_fma_k_major_b_reaches_the_tiles_kernel_n_major(device, monkeypatch, a_l
             check(out, a, b, precision="ieee", what=f"{a_layout} A, K-major B, repeated")
 
 
+@pytest.mark.parametrize("precision", ["tf32", "tf32x3"])
+@pytest.mark.parametrize("trans_a, trans_b", [(False, False), (True, False), (True, True)])
+def test_tf32_operands_reach_the_tiles_kernel_k_major(device, monkeypatch, precision, trans_a, trans_b):
+    """TF32 and 3xTF32 products on the tiles kernel get both operands K-major (copies of the others); results as the
+    reference, the operands untouched."""
+    monkeypatch.setattr(GEMM_MODULE, "TF32_COPY_FROM_WORK", 0)
+    cfg = densela.tuning.GemmConfig(16, 16, 16, 4, 1, 1)
+    monkeypatch.setattr(GEMM_MODULE, "gemm_config", lambda *args, **kw: cfg)
+    seen = []
+    real = GEMM_MODULE._TILES
+    monkeypatch.setattr(GEMM_MODULE, "_TILES", lambda grid, a, b, *rest, **kw: seen.append((a.stride(), b.stride()))
+                        or real(grid, a, b, *rest, **kw))  # fmt: skip
+    m, n, k = 19, 23, 37
+    a = make((k, m) if trans_a else (m, k), torch.float32, device)
+    b = make((n, k) if trans_b else (k, n), torch.float32, device)
+    c = make((m, n), torch.float32, device)
+    a_before, b_before = a.clone(), b.clone()
+    out = poisoned((m, n), torch.float32, device)
+    kw = dict(alpha=0.5, beta=-1.0, trans_a=trans_a, trans_b=trans_b)
+    dl.gemm(a, b, c, out=out, precision=precision, **kw)
+    check(out, a, b, c, precision=precision, **kw, what=f"trans_a={trans_a} trans_b={trans_b}")
+    assert torch.equal(a, a_before) and torch.equal(b, b_before), "an operand was modified"
+    assert seen and all(sa[-1] == 1 and sb[-2] == 1 for sa, sb in seen), f"strides at the kernel: {seen}"
+
+
 def test_odd_rows_are_padded_from_their_own_work(monkeypatch):
     """float32 FMA products whose rows load element by element (an odd row stride) read padded copies from
     PAD_ODD_FROM_WORK, below PAD_FROM_WORK; rows of an even stride, other arithmetic, smaller products and a thin

@@ -264,6 +264,29 @@ FMA_LAYOUT_FROM_WORK = 2**23
 us against 10.1, transposed (M-major A) 11.2 against 10.1; 256^3 12.4 against 15.7 and 9.1 against 16.2."""
 
 
+TF32_COPY_FROM_WORK = 2**29
+"""m * n * k from which a 2-D TF32 or 3xTF32 product on the tiles kernel copies an operand that is not K-major into
+K-major rows first (``_padded`` products are copied so anyway): Triton's tensor-core dot reads 32-bit operands from
+shared memory K-major only, and with an N-major B or an M-major A it took 3.5-6 times as long (H100, 2026-11-26,
+``bench-results/nvidia-h100/2026-11-26-fma-layouts``, lab ``gemm-layouts``: 2000^3 TF32 218.8 us with B N-major,
+374.2 with A M-major too, against 62.8 with both K-major; 1000^3 42.7 against 22.6; 512^3 within 10%)."""
+
+
+def _tf32_copies(a: torch.Tensor, b: torch.Tensor, precision: str) -> bool:
+    """Whether the tiles kernel's 2-D TF32 or 3xTF32 product ``a @ b`` copies an operand K-major
+    (``TF32_COPY_FROM_WORK``).
+
+    Example:
+        >>> x = torch.empty(1024, 1024)
+        >>> _tf32_copies(x, x, "tf32"), _tf32_copies(x, x.T, "tf32"), _tf32_copies(x, x, "ieee")
+        (True, False, False)
+    """
+    if a.ndim != 2 or b.ndim != 2 or a.dtype != torch.float32 or precision not in ("tf32", "tf32x3"):
+        return False
+    (m, k), n = a.shape, b.shape[1]
+    return m * n * k >= TF32_COPY_FROM_WORK and (a.stride(1) != 1 or b.stride(0) != 1)
+
+
 def _fma_b_k_major(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, precision: str) -> bool:
     """Whether the 2-D float32 FMA product ``a @ b`` has a K-major B (K > 1, N > 1), which Triton's FMA dot on the
     tiles kernel reads from shared memory element by element: 2.5-3 times slower than an N-major one (H100,
@@ -299,6 +322,9 @@ def _launch_tiles(
     load_n = n
     if _padded(a, b, precision):
         a, b, load_n = _tiles_operands(a, b, precision)
+    elif _tf32_copies(a, b, precision):  # wgmma reads 32-bit operands K-major only
+        a = a if a.stride(1) == 1 else _aligned_copy(a)
+        b = b if b.stride(0) == 1 else _aligned_copy(b.T).T
     split = max(1, min(cfg.split_k, cdiv(k, cfg.block_k)))
     tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n)
     acc_dtype = _ACC_DTYPE[a.dtype]
