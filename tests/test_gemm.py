@@ -249,9 +249,10 @@ def test_fma_k_major_b_reaches_the_tiles_kernel_n_major(device, monkeypatch, a_l
 @pytest.mark.parametrize("precision", ["tf32", "tf32x3"])
 @pytest.mark.parametrize("trans_a, trans_b", [(False, False), (True, False), (True, True)])
 def test_tf32_operands_reach_the_tiles_kernel_k_major(device, monkeypatch, precision, trans_a, trans_b):
-    """TF32 and 3xTF32 products on the tiles kernel get both operands K-major (copies of the others); results as the
-    reference, the operands untouched."""
+    """TF32 products on the tiles kernel get both operands K-major (copies of the others), 3xTF32 ones a K-major B;
+    results as the reference, the operands untouched."""
     monkeypatch.setattr(GEMM_MODULE, "TF32_COPY_FROM_WORK", 0)
+    monkeypatch.setattr(GEMM_MODULE, "TF32_COPY_MIN_SIDE", 1)
     cfg = densela.tuning.GemmConfig(16, 16, 16, 4, 1, 1)
     monkeypatch.setattr(GEMM_MODULE, "gemm_config", lambda *args, **kw: cfg)
     seen = []
@@ -268,7 +269,8 @@ def test_tf32_operands_reach_the_tiles_kernel_k_major(device, monkeypatch, preci
     dl.gemm(a, b, c, out=out, precision=precision, **kw)
     check(out, a, b, c, precision=precision, **kw, what=f"trans_a={trans_a} trans_b={trans_b}")
     assert torch.equal(a, a_before) and torch.equal(b, b_before), "an operand was modified"
-    assert seen and all(sa[-1] == 1 and sb[-2] == 1 for sa, sb in seen), f"strides at the kernel: {seen}"
+    a_k_major = precision == "tf32" or not trans_a
+    assert seen and all(sb[-2] == 1 and (sa[-1] == 1) == a_k_major for sa, sb in seen), f"strides at the kernel: {seen}"
 
 
 def test_odd_rows_are_padded_from_their_own_work(monkeypatch):

@@ -264,27 +264,36 @@ FMA_LAYOUT_FROM_WORK = 2**23
 us against 10.1, transposed (M-major A) 11.2 against 10.1; 256^3 12.4 against 15.7 and 9.1 against 16.2."""
 
 
-TF32_COPY_FROM_WORK = 2**29
-"""m * n * k from which a 2-D TF32 or 3xTF32 product on the tiles kernel copies an operand that is not K-major into
-K-major rows first (``_padded`` products are copied so anyway): Triton's tensor-core dot reads 32-bit operands from
-shared memory K-major only, and with an N-major B or an M-major A it took 3.5-6 times as long (H100, 2026-11-26,
-``bench-results/nvidia-h100/2026-11-26-fma-layouts``, lab ``gemm-layouts``: 2000^3 TF32 218.8 us with B N-major,
-374.2 with A M-major too, against 62.8 with both K-major; 1000^3 42.7 against 22.6; 512^3 within 10%)."""
+TF32_COPY_FROM_WORK = 600**3
+"""m * n * k from which a 2-D TF32 product on the tiles kernel copies an operand that is not K-major into K-major rows
+first (``_tf32_copies``; ``_padded`` products are copied so anyway): Triton's tensor-core dot read 32-bit operands
+from shared memory K-major only, and with an N-major B or an M-major A the product took up to 6 times as long (H100,
+2026-11-26, ``bench-results/nvidia-h100/2026-11-26-fma-layouts``, lab ``gemm-layouts``: 2000^3 TF32 218.8 us with B
+N-major, 374.2 with A M-major too, against 62.8 with both K-major, and 79.9 and 93.4 with the copies; 640^3 25.7
+against 15.5; 512^3 within 10% without copies)."""
+TF32_COPY_MIN_SIDE = 128
+"""An operand is copied only where the product's other output side is at least this long (B: m, A: n), so that the
+copy's items are at most a 128th of the product's multiply-adds: 64 x 4096 x 4096 TF32 with its 4096 x 4096 B copied
+took 88.1 us against 57.1 without."""
 
 
-def _tf32_copies(a: torch.Tensor, b: torch.Tensor, precision: str) -> bool:
-    """Whether the tiles kernel's 2-D TF32 or 3xTF32 product ``a @ b`` copies an operand K-major
-    (``TF32_COPY_FROM_WORK``).
+def _tf32_copies(a: torch.Tensor, b: torch.Tensor, precision: str) -> tuple[bool, bool]:
+    """Whether the tiles kernel's 2-D TF32 or 3xTF32 product ``a @ b`` first copies (A, B) K-major: an N-major B in
+    both, an M-major A in TF32 only (3xTF32 on the tiles kernel ran as fast with it: 1000^3 43.3 us either way,
+    49.4 with the copy), from ``TF32_COPY_FROM_WORK`` and ``TF32_COPY_MIN_SIDE``.
 
     Example:
         >>> x = torch.empty(1024, 1024)
-        >>> _tf32_copies(x, x, "tf32"), _tf32_copies(x, x.T, "tf32"), _tf32_copies(x, x, "ieee")
-        (True, False, False)
+        >>> _tf32_copies(x, x, "tf32"), _tf32_copies(x.T, x.T, "tf32"), _tf32_copies(x.T, x, "tf32x3")
+        ((False, True), (True, False), (False, True))
     """
     if a.ndim != 2 or b.ndim != 2 or a.dtype != torch.float32 or precision not in ("tf32", "tf32x3"):
-        return False
+        return False, False
     (m, k), n = a.shape, b.shape[1]
-    return m * n * k >= TF32_COPY_FROM_WORK and (a.stride(1) != 1 or b.stride(0) != 1)
+    if m * n * k < TF32_COPY_FROM_WORK:
+        return False, False
+    copy_a = precision == "tf32" and a.stride(1) != 1 and n >= TF32_COPY_MIN_SIDE
+    return copy_a, b.stride(0) != 1 and m >= TF32_COPY_MIN_SIDE
 
 
 def _fma_b_k_major(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, precision: str) -> bool:
@@ -322,9 +331,10 @@ def _launch_tiles(
     load_n = n
     if _padded(a, b, precision):
         a, b, load_n = _tiles_operands(a, b, precision)
-    elif _tf32_copies(a, b, precision):  # wgmma reads 32-bit operands K-major only
-        a = a if a.stride(1) == 1 else _aligned_copy(a)
-        b = b if b.stride(0) == 1 else _aligned_copy(b.T).T
+    else:  # wgmma reads 32-bit operands K-major only
+        copy_a, copy_b = _tf32_copies(a, b, precision)
+        a = _aligned_copy(a) if copy_a else a
+        b = _aligned_copy(b.T).T if copy_b else b
     split = max(1, min(cfg.split_k, cdiv(k, cfg.block_k)))
     tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n)
     acc_dtype = _ACC_DTYPE[a.dtype]
