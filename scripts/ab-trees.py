@@ -1,0 +1,97 @@
+"""A/B of two source trees on the GPU: the same products (and LU factorizations) timed as the lab times them, one
+process per tree (two trees imported into one process interfered in a probe of 2026-11-26), then a table of both.
+
+Usage (on the device, from the repository root, the old tree unpacked beside it, for instance with
+``git archive <rev> src | tar -x -C .old``):
+
+    python3 scripts/ab-trees.py --trees .old/src src --gemm 1000x1000x1000,2000x2000x2000 --layouts nn,nt,tn,tt \
+        --dtype float32 --precision tf32 [--lu 1000,4096] [--seconds 0.5]
+
+Writes $OUT/ab-trees.jsonl (one row per tree and case) and prints old, new and old / new per case.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import subprocess
+import sys
+
+
+def _operands(shape: tuple[int, int, int], layout: str, dtype: object) -> tuple[object, object]:
+    """A (m x k) and B (k x n) in ``layout`` ("nn", "nt", "tn", "tt": which of them is a transposed view)."""
+    import torch
+
+    m, n, k = shape
+    a = torch.randn(m, k, device="cuda") if layout[0] == "n" else torch.randn(k, m, device="cuda").T
+    b = torch.randn(k, n, device="cuda") if layout[1] == "n" else torch.randn(n, k, device="cuda").T
+    return a.to(dtype), b.to(dtype)  # .to keeps a transposed view's strides
+
+
+def child(args: argparse.Namespace) -> None:
+    """Times every case with the tree on sys.path; one JSON line per case on stdout."""
+    import torch
+
+    import densela as dl
+    from densela.bench.timing import time_gpu
+
+    dtype = getattr(torch, args.dtype)
+    precision = args.precision if dtype == torch.float32 else None
+    for text in filter(None, args.gemm.split(",")):
+        shape = tuple(int(v) for v in text.split("x"))
+        for layout in args.layouts.split(","):
+            torch.manual_seed(0)
+            a, b = _operands(shape, layout, dtype)
+            out = torch.full((shape[0], shape[1]), float("nan"), device="cuda", dtype=dtype)
+            dl.matmul(a, b, out=out, precision=precision)
+            ref = a.double() @ b.double()
+            err = float((out.double() - ref).norm() / ref.norm())
+            call = functools.partial(dl.matmul, a, b, out=out, precision=precision)
+            us = time_gpu(call, max_seconds=args.seconds)
+            print(json.dumps({"case": f"gemm {text} {layout}", "us": us.median_ms * 1e3, "err": err}), flush=True)
+    for n in (int(v) for v in filter(None, args.lu.split(","))):
+        torch.manual_seed(0)
+        x = torch.randn(n, n, device="cuda", dtype=dtype)
+        dl.lu_factor_ex(x)
+        us = time_gpu(functools.partial(dl.lu_factor_ex, x), max_seconds=args.seconds)
+        print(json.dumps({"case": f"lu {n}", "us": us.median_ms * 1e3, "err": None}), flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trees", nargs=2, default=[".old/src", "src"], help="old and new source trees")
+    parser.add_argument("--gemm", default="", help="m x n x k shapes, comma-separated")
+    parser.add_argument("--layouts", default="nn", help="nn, nt, tn, tt, comma-separated")
+    parser.add_argument("--dtype", default="float32")
+    parser.add_argument("--precision", default="ieee", help="float32's mode: ieee, tf32, tf32x3")
+    parser.add_argument("--lu", default="", help="orders of lu_factor_ex, comma-separated")
+    parser.add_argument("--seconds", type=float, default=0.5, help="time limit of each case's timing")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args)
+        return
+    results: dict[str, dict[str, dict]] = {}
+    forward = [a for a in sys.argv[1:] if a != "--child"]
+    with open(os.path.join(os.environ.get("OUT", "."), "ab-trees.jsonl"), "w") as record:
+        for tree in args.trees:
+            env = {**os.environ, "PYTHONPATH": os.path.abspath(tree)}
+            done = subprocess.run([sys.executable, __file__, *forward, "--child"], env=env, capture_output=True,
+                                  text=True)  # fmt: skip
+            if done.returncode:
+                sys.exit(f"{tree}: exit {done.returncode}\n{done.stderr[-4000:]}")
+            for line in done.stdout.splitlines():
+                row = {"tree": tree, **json.loads(line)}
+                record.write(json.dumps(row) + "\n")
+                results.setdefault(row["case"], {})[tree] = row
+    old, new = args.trees
+    for case, rows in results.items():
+        a, b = rows[old], rows[new]
+        print(f"{case:32s} old {a['us']:9.1f} us  new {b['us']:9.1f} us  old/new {a['us'] / b['us']:.2f}  "
+              f"err {a['err']} {b['err']}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
