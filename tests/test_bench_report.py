@@ -327,3 +327,29 @@ def test_best_of_in_the_csv(tmp_path: Path) -> None:
     with open(tmp_path / "results.csv", newline="", encoding="utf-8") as f:
         written = list(csv.DictReader(f))
     assert {r["best_of"] for r in written} == {"cusolver/magma"}
+
+
+LAYOUTS_RUN = Path(__file__).parent.parent / "bench-results/nvidia-h100/2026-11-26-fma-layouts/lab-gemm-layouts-a9e3535"
+
+
+def test_transposition_states_table_from_a_stored_run(tmp_path: Path) -> None:
+    """A suite that measures GEMM in several transposition states gets a table of each state's time and the spread
+    per shape, computed from the rows (H100, 2026-11-26); a suite with one state has none."""
+    rows = read_rows(LAYOUTS_RUN / "rows.jsonl")
+    _write_without_plots(rows, tmp_path)
+    section = _section((tmp_path / "report.md").read_text(encoding="utf-8"), "## gemm-layouts")
+    assert "Transposition states" in section
+    times = {
+        r["layout"]: r["median_ms"]
+        for r in rows
+        if r["provider"] == "densela" and r["label"] == "2000x2000 * 2000x2000" and r.get("precision") == "tf32"
+    }
+    spread = f"{100 * (max(times.values()) / min(times.values()) - 1):.0f}%"
+    line = next(x for x in section.splitlines() if x.startswith("| 2000x2000 * 2000x2000 | float32 tf32 "))
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert cells[2:6] == [f"{times[t]:.4g}" for t in ("nn", "nt", "tn", "tt")]
+    assert cells[6] == spread and spread == "49%"
+
+
+def test_no_transposition_states_table_for_one_state(markdown: str) -> None:
+    assert "Transposition states" not in markdown

@@ -358,10 +358,50 @@ def _group_tables(rows: Sequence[Row]) -> list[str]:
     return out + ([f"Ceiling: {'; '.join(ceilings)}.", ""] if ceilings else [])
 
 
+_STATES = ("nn", "nt", "tn", "tt")
+"""GEMM's transposition states, as the lab's ``layout`` names them ("row" is "nn")."""
+
+
+def _layout_table(rows: Sequence[Row]) -> list[str]:
+    """For GEMM cases measured in several transposition states: each provider's median time per state and the
+    spread (slowest / fastest - 1), one line per shape, dtype and mode; nothing when no case has two states.
+
+    Example:
+        >>> r = {"op": "gemm", "status": "ok", "label": "8x8 * 8x8", "dtype": "float32", "precision": "ieee"}
+        >>> rows = [{**r, "provider": "densela", "layout": t, "median_ms": ms} for t, ms in (("row", 1.0), ("nt", 1.5))]
+        >>> print(_layout_table(rows)[0].splitlines()[2])
+        | 8x8 * 8x8 | float32 ieee |             1 |           1.5 |             - |             - |            50% |
+    """
+    times: dict[tuple[str, str], dict[str, dict[str, float]]] = {}
+    for r in rows:
+        if r["op"] == "gemm" and r["status"] == "ok" and r.get("median_ms"):
+            state = "nn" if (r.get("layout") or "row") == "row" else r["layout"]
+            mode = f"{r['dtype']}{' ' + r['precision'] if r.get('precision') else ''}"
+            times.setdefault((r["label"], mode), {}).setdefault(r["provider"], {})[state] = r["median_ms"]
+    cases = {key: by for key, by in times.items() if any(len(t) > 1 for t in by.values())}
+    if not cases:
+        return []
+    providers = sorted(dict.fromkeys(p for by in cases.values() for p in by), key=lambda p: p != "densela")
+    header = ["shape", "dtype", *(f"{p} {t} ms" for p in providers[:1] for t in _STATES)]
+    header += [f"{p} spread" for p in providers]
+    body = []
+    for (label, mode), by in cases.items():
+        first = by.get(providers[0], {})
+        cells = [_sig(first[t]) if t in first else DASH for t in _STATES]
+        spreads = [
+            f"{100 * (max(by[p].values()) / min(by[p].values()) - 1):.0f}%" if len(by.get(p, {})) > 1 else DASH
+            for p in providers
+        ]
+        body.append([label, mode, *cells, *spreads])
+    note = "Transposition states (spread: the slowest state's time over the fastest's, less one)."
+    return [_grid(header, body, markdown=True, left={0, 1}), "", note, ""]
+
+
 def _suite_section(suite: str, rows: Sequence[Row], names: dict[GroupKey, list[str]], figures: dict) -> list[str]:
     lines = [f"## {suite}", ""]
     if suite in SUITES:
         lines += [f"{SUITES[suite].description.rstrip('.')}. Source: {SUITES[suite].source}.", ""]
+    lines += _layout_table(rows)
     base, ops = rows[0]["base"], ", ".join(_distinct(rows, "op"))
     lines += [f"Operations: {ops}. Speedups are against **{base}** (its median time / the provider's).", ""]
     best_of = next((_best_of(r) for r in rows if _best_of(r)), [])
