@@ -328,13 +328,7 @@ def _launch_tiles(
     m, k = a.shape[-2:]
     n = b.shape[-1]
     batch = out.shape[0] if out.ndim == 3 else 1
-    load_n = n
-    if _padded(a, b, precision):
-        a, b, load_n = _tiles_operands(a, b, precision)
-    else:  # wgmma reads 32-bit operands K-major only
-        copy_a, copy_b = _tf32_copies(a, b, precision)
-        a = _aligned_copy(a) if copy_a else a
-        b = _aligned_copy(b.T).T if copy_b else b
+    a, b, load_n = _tiles_operands(a, b, precision)
     split = max(1, min(cfg.split_k, cdiv(k, cfg.block_k)))
     tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n)
     acc_dtype = _ACC_DTYPE[a.dtype]
@@ -433,12 +427,15 @@ def _split_workspace(
 def _tiles_operands(a: torch.Tensor, b: torch.Tensor, precision: str) -> tuple[torch.Tensor, torch.Tensor, int]:
     """(a, b, load_n) as the tiles kernel reads them fastest, copying an operand that is not.
 
-    A: rows of K contiguous elements starting on multiples of 16 elements. B: K-major for TF32 products
-    (wgmma reads 32-bit operands only K-major), else rows of N contiguous elements on multiples of 16
-    elements; a copy of B pads its rows to a multiple of 16 and returns that as load_n, so that the load
-    masks along N come in whole vectors.
+    Products that ``_padded`` names: A in rows of K contiguous elements starting on multiples of 16 elements; B
+    K-major for TF32 products (wgmma reads 32-bit operands only K-major), else rows of N contiguous elements on
+    multiples of 16 elements; a copy of B pads its rows to a multiple of 16 and returns that as load_n, so that the
+    load masks along N come in whole vectors. Other TF32 and 3xTF32 products copy what ``_tf32_copies`` says, K-major.
     """
-    n = b.shape[1]
+    n = b.shape[-1]
+    if not _padded(a, b, precision):
+        copy_a, copy_b = _tf32_copies(a, b, precision)
+        return _aligned_copy(a) if copy_a else a, _aligned_copy(b.T).T if copy_b else b, n
     if not _rows_aligned(a, 16):
         a = _aligned_copy(a, 16)
     if precision in ("tf32", "tf32x3"):

@@ -21,7 +21,7 @@ from collections.abc import Callable, Container, Hashable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from densela.bench.rows import FIELDS, Row, timed
+from densela.bench.rows import FIELDS, GEMM_STATES, Row, state_times, timed
 from densela.bench.suites import MEMORY_BOUND_OPS, SUITES
 from densela.bench.targets import check_targets, format_targets, targets_table
 
@@ -358,36 +358,27 @@ def _group_tables(rows: Sequence[Row]) -> list[str]:
     return out + ([f"Ceiling: {'; '.join(ceilings)}.", ""] if ceilings else [])
 
 
-_STATES = ("nn", "nt", "tn", "tt")
-"""GEMM's transposition states, as the lab's ``layout`` names them ("row" is "nn")."""
-
-
 def _layout_table(rows: Sequence[Row]) -> list[str]:
     """For GEMM cases measured in several transposition states: each provider's median time per state and the
     spread (slowest / fastest - 1), one line per shape, dtype and mode; nothing when no case has two states.
 
     Example:
-        >>> r = {"op": "gemm", "status": "ok", "label": "8x8 * 8x8", "dtype": "float32", "precision": "ieee"}
+        >>> r = {"op": "gemm", "status": "ok", "timer": "cuda-events", "label": "8x8 * 8x8", "dtype": "float32",
+        ...      "precision": "ieee"}
         >>> rows = [{**r, "provider": "densela", "layout": t, "median_ms": ms} for t, ms in (("row", 1.0), ("nt", 1.5))]
         >>> print(_layout_table(rows)[0].splitlines()[2])
         | 8x8 * 8x8 | float32 ieee |             1 |           1.5 |             - |             - |            50% |
     """
-    times: dict[tuple[str, str], dict[str, dict[str, float]]] = {}
-    for r in rows:
-        if r["op"] == "gemm" and r["status"] == "ok" and r.get("median_ms"):
-            state = "nn" if (r.get("layout") or "row") == "row" else r["layout"]
-            mode = f"{r['dtype']}{' ' + r['precision'] if r.get('precision') else ''}"
-            times.setdefault((r["label"], mode), {}).setdefault(r["provider"], {})[state] = r["median_ms"]
-    cases = {key: by for key, by in times.items() if any(len(t) > 1 for t in by.values())}
+    cases = {case: by for case, by in state_times(list(rows)).items() if any(len(t) > 1 for t in by.values())}
     if not cases:
         return []
     providers = sorted(dict.fromkeys(p for by in cases.values() for p in by), key=lambda p: p != "densela")
-    header = ["shape", "dtype", *(f"{p} {t} ms" for p in providers[:1] for t in _STATES)]
+    header = ["shape", "dtype", *(f"{providers[0]} {t} ms" for t in GEMM_STATES)]
     header += [f"{p} spread" for p in providers]
     body = []
     for (label, mode), by in cases.items():
         first = by.get(providers[0], {})
-        cells = [_sig(first[t]) if t in first else DASH for t in _STATES]
+        cells = [_sig(first[t]) if t in first else DASH for t in GEMM_STATES]
         spreads = [
             f"{100 * (max(by[p].values()) / min(by[p].values()) - 1):.0f}%" if len(by.get(p, {})) > 1 else DASH
             for p in providers

@@ -68,3 +68,26 @@ def timed(r: Row | None) -> bool:
         (True, False)
     """
     return bool(r and r.get("status") == "ok" and r.get("timer") != "interpreter" and r.get("median_ms"))
+
+
+GEMM_STATES = ("nn", "nt", "tn", "tt")
+"""GEMM's transposition states, as the lab's ``layout`` names them ("row" is "nn")."""
+
+
+def state_times(rows: list[Row]) -> dict[tuple[str, str], dict[str, dict[str, float]]]:
+    """The median times of the timed GEMM rows by case (label, dtype with its float32 mode), provider and
+    transposition state.
+
+    Example:
+        >>> r = {"op": "gemm", "status": "ok", "timer": "cuda-events", "label": "8x8 * 8x8", "dtype": "float64"}
+        >>> state_times([{**r, "provider": "densela", "median_ms": 1.0}, {**r, "provider": "densela", "layout": "nt",
+        ...              "median_ms": 1.5}])
+        {('8x8 * 8x8', 'float64'): {'densela': {'nn': 1.0, 'nt': 1.5}}}
+    """
+    times: dict[tuple[str, str], dict[str, dict[str, float]]] = {}
+    for r in rows:
+        if r["op"] == "gemm" and timed(r):
+            state = "nn" if (r.get("layout") or "row") == "row" else r["layout"]
+            mode = f"{r['dtype']}{' ' + r['precision'] if r.get('precision') else ''}"
+            times.setdefault((r["label"], mode), {}).setdefault(r["provider"], {})[state] = r["median_ms"]
+    return times

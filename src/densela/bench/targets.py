@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from densela.bench.rows import Row, timed
+from densela.bench.rows import Row, state_times, timed
 
 MIB = 1 << 20
 
@@ -162,18 +162,14 @@ _BIG = (4096, 8192)
 def _layouts(ours: list[Row], _: Sequence[Row]) -> Check | None:
     """Every transposition state within 10% of the fastest for the same shape, dtype and mode: gemm-targets at
     4096^3, gemm-layouts at each of its shapes."""
-    found: dict[tuple[str, str, Any], dict[str, float]] = {}
-    for r in ours:
-        if r["op"] == "gemm" and (r["suite"] == "gemm-layouts" or (r["suite"] in _G and _cube(r, (4096,)))):
-            key = (r["label"], r["dtype"], r.get("precision"))
-            found.setdefault(key, {})[r.get("layout") or "row"] = r["median_ms"]
-    spreads = {k: max(v.values()) / min(v.values()) for k, v in found.items() if len(v) > 1}
+    chosen = [r for r in ours if r["suite"] == "gemm-layouts" or (r["suite"] in _G and _cube(r, (4096,)))]
+    found = {case: by["densela"] for case, by in state_times(chosen).items() if len(by.get("densela", {})) > 1}
+    spreads = {case: max(v.values()) / min(v.values()) for case, v in found.items()}
     if not spreads:
         return None
     worst = max(spreads, key=spreads.__getitem__)
-    name = f"{worst[0]} {worst[1]}{' ' + worst[2] if worst[2] else ''}"
     over = sum(s > 1.1 for s in spreads.values())
-    measured = f"widest {100 * (spreads[worst] - 1):.0f}% ({name}); {over} of {len(spreads)} over 10%"
+    measured = f"widest {100 * (spreads[worst] - 1):.0f}% ({' '.join(worst)}); {over} of {len(spreads)} over 10%"
     return Check(4, "every transposition state within 10% of the fastest (4096^3, gemm-layouts)", measured, over == 0)
 
 
