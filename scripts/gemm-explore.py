@@ -4,6 +4,7 @@
     python3 scripts/gemm-explore.py [GROUP ...]      # groups: thin thin-ws thin-ws16 small small64 small16 long-k
                                                      #         mid16 16bit ieee overhead split-ws thin-k16 large64 ws64
                                                      #         ws64-mid ws64-small tiny-fma tiny-16 small-w
+                                                     #         mid-ws mid-ws2
 
 Phase 1 compiles every variant in worker processes (filling Triton's cache); phase 2 times each in this
 process: the call's launches are captured in a CUDA graph, whose replays ``triton.testing.do_bench`` times
@@ -117,6 +118,16 @@ SPLIT_WS = {  # warp-specialized tiles split along K: float32 partial sums need 
                  C(128, 128, 64, 8, 4, 4, "ws", epilogue_split=2, pingpong=True)],
     "float32": [C(128, 128, 32, 8, 8, 4, "ws", epilogue_split=1), C(128, 128, 16, 8, 8, 5, "ws", epilogue_split=1),
                 C(128, 128, 32, 8, 8, 4, "ws", epilogue_split=2)],
+}  # fmt: skip
+MID_WS = {  # products below the tables' WS_MIN_WORK (2048^3): the warp-specialized kernel against the tiles kernel
+    ("bfloat16", "ieee"): [C(128, 256, 64, 16, 4, 3, "ws"),
+                           C(128, 128, 64, 8, 4, 5, "ws", epilogue_split=2, pingpong=True),
+                           C(128, 128, 64, 8, 4, 4, "ws", epilogue_split=2)],
+    ("float32", "tf32"): [C(128, 256, 32, 16, 4, 4, "ws", epilogue_split=4),
+                          C(128, 128, 32, 8, 4, 4, "ws", epilogue_split=2)],
+    ("float32", "ieee"): [C(128, 128, 32, 8, 8, 4, "ws", epilogue_split=1)],
+    ("float64", "ieee"): [C(128, 128, 32, 8, 4, 2, "ws", epilogue_split=2),
+                          C(128, 64, 16, 8, 4, 4, "ws", epilogue_split=2)],
 }  # fmt: skip
 SPLIT_BASES = [C(16, 16, 64, 1, 1, 3), C(32, 32, 64, 1, 4, 3), C(64, 64, 32, 8, 4, 3), C(32, 64, 64, 8, 4, 3)]
 SPLITS = (4, 8, 16, 32, 64)
@@ -280,6 +291,27 @@ def _variants() -> list[Variant]:
         [(20480, 20480, 48), (8192, 8192, 48), (20480, 20480, 32), (4096, 4096, 32)],
         write,
     )
+    # mid-sized products (1000^3 .. 2000^3 and the thin 64 x 4096 x 4096 of the lab's gemm-layouts), below the
+    # tables' WS_MIN_WORK: on the tiles kernel bfloat16 2000^3 ran at 0.74 of cuBLAS and TF32 at 0.64 where 2048^3
+    # on the warp-specialized kernel ran at 0.96-0.99; every operand order
+    mid = [(n, n, n) for n in (1000, 1280, 1536, 1792, 2000)]
+    for (dt, precision), cfgs in MID_WS.items():
+        for layout in ("nn", "tn") if dt == "bfloat16" else ("nn", "nt", "tn", "tt"):
+            add("mid-ws", dt, precision, mid, cfgs, layout)
+    # round 2 (group mid-ws2): sizes in between, odd and non-square ones, the tiles kernel's medium tiles unsplit
+    between = {
+        ("bfloat16", "ieee"): ([1104, 1152, 1408, 1536, 1537, 1664, 1900, 1920], C(128, 128, 64, 8, 8, 3), ("nn",)),
+        ("float32", "tf32"): ([768, 896, 1152, 1408, 1536, 1664, 1920], C(128, 128, 32, 8, 8, 3), ("nn", "tn")),
+        ("float64", "ieee"): ([896, 1152, 1408, 1664, 1920], C(64, 64, 32, 8, 4, 3), ("nn", "tn")),
+        ("float32", "ieee"): ([1856, 1920, 1984], C(64, 64, 32, 8, 4, 3), ("nn", "tn")),
+    }
+    for (dt, precision), (sides, medium, layouts) in between.items():
+        shapes = [(n, n, n) for n in sides] + [(4096, 1024, 1024), (2048, 2048, 1024)] * (dt != "float32")
+        for layout in layouts:
+            add("mid-ws2", dt, precision, shapes, [medium, *MID_WS[dt, precision]], layout)
+    tf32_split = [C(128, 128, 32, 8, 4, 4, "ws", epilogue_split=2, split_k=s) for s in (2, 4)]
+    for layout in ("nn", "nt", "tn", "tt"):
+        add("mid-ws", "float32", "tf32", [(64, 4096, 4096), (4096, 64, 4096)], tf32_split, layout)
     return out
 
 

@@ -696,6 +696,39 @@ def test_mid_sized_tma_products_fall_back_for_unaligned_operands(device, monkeyp
     assert asked == [True, True, False] and not copies
 
 
+def test_mid_sized_ws_products_fall_back_for_unaligned_operands(device, monkeypatch):
+    """Below WS_MIN_WORK the warp-specialized configurations the tables give mid-sized products (``_mid_ws``) run
+    only where TMA reads both operands in place (in either order) and writes the output; otherwise the product asks
+    for a tiles configuration (``gemm_config(..., tma=False)``), copying nothing."""
+    asked, taken = [], []
+
+    def config(*args, tma=True, **kw):
+        asked.append(tma)
+        return densela.tuning.GemmConfig(16, 16, 16, 4, 1, 1, "ws" if tma else "tiles")
+
+    def launch_ws(a, b, c, out, alpha, beta, precision, cfg, device):  # records, then runs on the tiles kernel
+        taken.append(cfg.kernel)
+        GEMM_MODULE._launch_tiles(a, b, c, out, alpha, beta, precision, cfg._replace(kernel="tiles"))
+
+    monkeypatch.setattr(GEMM_MODULE, "gemm_config", config)
+    monkeypatch.setattr(GEMM_MODULE, "warp_specialized", lambda device: True)
+    monkeypatch.setattr(GEMM_MODULE, "_launch_ws", launch_ws)
+    copies = []
+    real = GEMM_MODULE.launch_transpose
+    monkeypatch.setattr(GEMM_MODULE, "launch_transpose", lambda *args, **kw: copies.append(1) or real(*args, **kw))
+    a, b = make((24, 32), torch.float16, device, "col"), make((32, 40), torch.float16, device)
+    check(dl.matmul(a, b), a, b, what="aligned: warp-specialized")
+    assert asked == [True] and taken == ["ws"] and not copies
+    a2 = make((24, 33), torch.float16, device, "strided")
+    b2 = make((33, 40), torch.float16, device)
+    check(dl.matmul(a2, b2), a2, b2, what="unaligned: tiles")
+    assert asked == [True, True, False] and taken == ["ws"] and not copies
+    out = poisoned((24, 41), torch.float16, device)[:, :40]
+    dl.matmul(a, b, out=out)
+    check(out, a, b, what="unaligned out: tiles")
+    assert asked == [True, True, False, True, False] and taken == ["ws"] and not copies
+
+
 def test_tma_reads_in_place_only_what_its_arithmetic_allows(device):
     """TF32 needs both operands K-major; 3xTF32 always reads copies (its TF32 parts); the FMA and 16-bit
     products also read a transposed operand in place. The mid-sized TMA fallback asks exactly this."""

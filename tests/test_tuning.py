@@ -134,14 +134,58 @@ def test_untuned_choices(monkeypatch, m, n, k, dtype, precision, want):
 )
 def test_warp_specialized_from_its_least_work(monkeypatch, dtype, precision):
     """On Hopper, 2-D products from WS_MIN_WORK (2048^3) on outputs of LARGE_MN or more run on the
-    warp-specialized kernel (half the TMA kernel's threshold); less work, or a batch, does not."""
+    warp-specialized kernel (half the TMA kernel's threshold); less work, or a batch, does not, unless it is a
+    16-bit or TF32 product of at least MID_WS_FROM_WORK (``_mid_ws``)."""
     monkeypatch.setattr(tuning, "INTERPRET", False)
     monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
     monkeypatch.setattr(tuning, "warp_specialized", lambda device: True)
+    mid = tuning.arithmetic(dtype, precision) in tuning.MID_WS_FROM_WORK
     assert tuning.choose_gemm_config(2048, 2048, 2048, dtype, precision).kernel == "ws"
     assert tuning.choose_gemm_config(4096, 4096, 512, dtype, precision).kernel == "ws"
-    assert tuning.choose_gemm_config(2048, 2048, 1024, dtype, precision).kernel == "tiles"
+    assert tuning.choose_gemm_config(2048, 2048, 1024, dtype, precision).kernel == ("ws" if mid else "tiles")
     assert tuning.choose_gemm_config(2048, 2048, 2048, dtype, precision, batch=2).kernel == "tiles"
+
+
+@pytest.mark.parametrize(
+    "n, dtype, precision, want",
+    [
+        (1000, torch.bfloat16, None, "tma"),
+        (1280, torch.bfloat16, None, "narrow"),
+        (1536, torch.bfloat16, None, "wide"),
+        (2000, torch.float16, None, "wide"),
+        (896, torch.float32, "tf32", "tiles"),
+        (1000, torch.float32, "tf32", "narrow"),
+        (1792, torch.float32, "tf32", "wide"),
+        (896, torch.float64, None, "tiles"),
+        (1000, torch.float64, None, "narrow"),
+        (1280, torch.float64, None, "wide"),
+        (1536, torch.float64, None, "tiles"),
+        (1792, torch.float64, None, "narrow"),
+        (2000, torch.float64, None, "wide"),
+        (1792, torch.float32, "ieee", "tiles"),
+        (1792, torch.float32, "tf32x3", "tiles"),
+    ],
+)
+def test_mid_sized_products_on_the_warp_specialized_kernel(monkeypatch, n, dtype, precision, want):
+    """n^3 products below WS_MIN_WORK from MID_WS_FROM_WORK (16-bit above the TMA kernel's mid tiles): the
+    warp-specialized kernel, on the large products' tiles or the narrower ones where those fill the last wave of
+    132 SMs better (1280^3: 50 tiles of 128 x 256, 100 of 128 x 128; 1536^3 fills 72 of 132 SMs either way and takes
+    the wide ones); float64 only where its tiles fill at least MID_WS_MIN_FILL of that wave (1536^3 does not);
+    never batches, products TMA cannot read (``tma=False``) or GPUs before Hopper."""
+    monkeypatch.setattr(tuning, "INTERPRET", False)
+    monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
+    monkeypatch.setattr(tuning, "warp_specialized", lambda device: True)
+    arith = tuning.arithmetic(dtype, precision)
+    cfg = tuning.choose_gemm_config(n, n, n, dtype, precision)
+    expected = {"wide": tuning._GEMM_LARGE.get(arith), "narrow": tuning._GEMM_MID_WS_NARROW.get(arith)}.get(want)
+    if expected is None:
+        assert cfg.kernel == want, cfg
+        return
+    assert cfg == expected
+    assert tuning.choose_gemm_config(n, n, n, dtype, precision, batch=2).kernel == "tiles"
+    assert tuning.choose_gemm_config(n, n, n, dtype, precision, tma=False).kernel == "tiles"
+    monkeypatch.setattr(tuning, "warp_specialized", lambda device: False)
+    assert tuning.choose_gemm_config(n, n, n, dtype, precision).kernel != "ws"
 
 
 @pytest.mark.parametrize("hopper", [True, False])

@@ -36,6 +36,7 @@ from densela.transpose import launch_transpose
 from densela.tuning import (
     THIN_K,
     TMA_MIN_WORK,
+    WS_MIN_WORK,
     GemmConfig,
     TileConfig,
     arithmetic,
@@ -230,6 +231,10 @@ def launch_gemm(
         if cfg.kernel == "tma" and m * n * k < TMA_MIN_WORK and not _tma_in_place(a, b, precision):
             # a smaller product gains less from TMA than copying an operand for it would cost (the warp-
             # specialized kernel's copies are no more than the tiles kernel's: TF32 B, 3xTF32 parts, rows)
+            cfg = gemm_config(m, n, k, a.dtype, precision, batch=batch, device=device, tma=False)
+        elif cfg.kernel == "ws" and m * n * k < WS_MIN_WORK and not _ws_in_place(a, b, c, out, precision, device):
+            # the mid-sized products the tables send there (tuning.MID_WS_FROM_WORK), unless TMA cannot read their
+            # operands or write their output where they are
             cfg = gemm_config(m, n, k, a.dtype, precision, batch=batch, device=device, tma=False)
     if cfg.kernel == "tiles" and _fma_b_k_major(a, b, out, precision):
         if a.stride(0) != 1 and not _padded(a, b, precision):
@@ -530,6 +535,16 @@ def _ws_takes(
     if not warp_specialized(device) or (arithmetic(a.dtype, precision) == "float64" and split_k > 1):
         return False
     return all(t.dtype == out.dtype and _rows_aligned(t, 16 // t.element_size()) for t in (out, c) if t is not None)
+
+
+def _ws_in_place(
+    a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, out: torch.Tensor, precision: str, device: int | None
+) -> bool:
+    """Whether ``gemm_ws_kernel`` takes this product with operands TMA reads where they are, in either order (a TF32
+    operand in the wrong one is still copied K-major, as on the tiles kernel), and an output it writes there."""
+    if a.ndim != 2 or b.ndim != 2 or not _ws_takes(a, c, out, precision, device, 1):
+        return False
+    return _tma_view(a, False) is not None and _tma_view(b.T, False) is not None
 
 
 def _launch_ws(

@@ -195,6 +195,27 @@ WS_MIN_WORK = 2048**3
 float16 0.96-0.97 against 0.95, TF32 0.99 against 0.79, 3xTF32 2.03-2.05 of SGEMM against 1.43)."""
 WS_MIN_WORK_FLOAT64 = 2048 * 2048 * 128
 """The same for float64 (from LARGE_MN outputs; LU's trailing updates have k = 128)."""
+MID_WS_FROM_WORK = {"16-bit": 1100**3, "tf32": 1000**3, "float64": 1000**3}
+"""m * n * k from which a 2-D product below WS_MIN_WORK runs on the warp-specialized kernel all the same
+(``_mid_ws``), by arithmetic. H100, 2026-11-26 (``bench-results/nvidia-h100/2026-11-26-mid-ws``, GPU time against
+cuBLAS, the four operand orders): bfloat16 1280^3 0.92-0.93 of cuBLAS against 0.79 on the tiles kernel, 1536^3 0.70-0.72
+against 0.35 (128 x 128 tiles split in three), 1792^3 0.98 against 0.55, 2000^3 0.91-0.92 against 0.72-0.74, 1000^3
+0.83 against 0.84 on the TMA kernel's mid tiles (``MID_TMA_WORK``); TF32 1000^3 0.84-0.94 against 0.71-0.79, 1536^3
+0.96-1.20 against 0.54-0.71, 2000^3 0.99-1.23 against 0.66-0.84; float64 1000^3 0.91-0.92 against 0.77-0.90, 1280^3
+0.90-0.92 against 0.75-0.86, 1792^3 0.88-0.91 against 0.78-0.87, 2000^3 0.92-1.08 against 0.75-0.84. float32 FMA
+stays on the tiles kernel below WS_MIN_WORK (1792^3 0.96-1.07 there against 0.80-0.88)."""
+MID_WS_MIN_FILL = {"float64": 0.75}
+"""The least share of the last wave of SMs a mid-sized product's warp-specialized tiles must fill, by arithmetic
+(``_mid_ws``): float64 1536^3 fills 0.73 of it on 128 x 64 tiles and ran at 0.71-0.73 of cuBLAS there, against
+0.74-0.85 on the tiles kernel; 1280^3 fills 0.76 on 128 x 128 tiles (0.90-0.92 against 0.75-0.86)."""
+_GEMM_MID_WS_NARROW = {
+    "16-bit": GemmConfig(128, 128, 64, 8, 4, 5, "ws", epilogue_split=2, pingpong=True),
+    "tf32": GemmConfig(128, 128, 32, 8, 4, 4, "ws", epilogue_split=2),
+    "float64": GemmConfig(128, 64, 16, 8, 4, 4, "ws", epilogue_split=2),
+}
+"""The narrower warp-specialized tiles a mid-sized product takes where they fill the SMs' last wave better than
+``_GEMM_LARGE``'s (``_mid_ws``; the same runs: bfloat16 1280^3 0.92 on these against 0.65 on 128 x 256 tiles, TF32
+1000^3 0.84 against 0.68, float64 1792^3 0.88 against 0.73)."""
 MID_TMA_WORK = 1100**3
 """m * n * k up to which 2-D 16-bit products of at least SMALL_MN outputs run on the TMA kernel's mid tiles."""
 MID_TILES_WORK = 1024**3
@@ -459,7 +480,7 @@ def _table_choice(
         if large.kernel == "ws":
             min_work = WS_MIN_WORK_FLOAT64 if arith == "float64" else WS_MIN_WORK
         if large.kernel != "tiles" and (batch > 1 or mn * k < min_work or not tma):
-            large = _GEMM_MEDIUM[arith]
+            large = _mid_ws(arith, m, n, k, batch, device, tma) or _GEMM_MEDIUM[arith]
         if device is None or _pipeline_bytes(large, dtype.itemsize) <= shared_memory(device):
             return _balanced(large, m, n, k, batch, device)
     if arith == "16-bit" and batch == 1 and mn >= SMALL_MN and mn * k <= MID_TILES_WORK and k % 128 == 0:
@@ -502,7 +523,39 @@ def _table_choice(
         if k <= SMALL_K:
             return _GEMM_SMALL_K_16BIT if arith == "16-bit" else _GEMM_SMALL_K
         return _GEMM_SMALL
-    return _balanced(_GEMM_MEDIUM[arith], m, n, k, batch, device)
+    return _mid_ws(arith, m, n, k, batch, device, tma) or _balanced(_GEMM_MEDIUM[arith], m, n, k, batch, device)
+
+
+def _mid_ws(arith: str, m: int, n: int, k: int, batch: int, device: int | None, tma: bool) -> GemmConfig | None:
+    """The warp-specialized tiles for a 2-D product of at least MID_WS_FROM_WORK multiply-adds (below the tables'
+    WS_MIN_WORK), or None where it stays on the tiles kernel: ``_GEMM_LARGE``'s tiles, or the narrower ones of
+    ``_GEMM_MID_WS_NARROW`` where their tiles fill the last wave of SMs better (the kernel is persistent: a product
+    of 72 tiles on 132 SMs runs as long as one of 132), if either fills at least MID_WS_MIN_FILL of it.
+
+    Example:
+        >>> import torch
+        >>> _mid_ws("16-bit", 1280, 1280, 1280, 1, None, True) is None  # not on a Hopper GPU
+        True
+    """
+    least = MID_WS_FROM_WORK.get(arith)
+    if least is None or m * n * k < least or batch > 1 or not tma or not warp_specialized(device):
+        return None
+    sms = multiprocessors(device)
+    wide, narrow = _GEMM_LARGE[arith], _GEMM_MID_WS_NARROW[arith]
+    fill = [_wave_fill(cdiv(m, c.block_m) * cdiv(n, c.block_n), sms) for c in (wide, narrow)]
+    if max(fill) < MID_WS_MIN_FILL.get(arith, 0.0):
+        return None
+    return wide if fill[0] >= fill[1] - 0.01 else narrow
+
+
+def _wave_fill(tiles: int, sms: int) -> float:
+    """The share of ``sms`` a persistent kernel's ``tiles`` keep busy over its waves: tiles / (waves * sms).
+
+    Example:
+        >>> _wave_fill(72, 132), _wave_fill(264, 132)
+        (0.5454545454545454, 1.0)
+    """
+    return tiles / (cdiv(tiles, sms) * sms)
 
 
 def _ws_split(m: int, n: int, k: int, sms: int) -> int:
