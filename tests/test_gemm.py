@@ -1146,7 +1146,8 @@ def test_large_square(device, dtype, precision, b_layout):
 SIZE_CLASSES = [
     (1, 512, 512, 512), (1, 1000, 1000, 1000), (1, 1024, 1024, 1024), (1, 1100, 1100, 1100), (1, 1536, 1536, 1536),
     (1, 2000, 2000, 1000), (3, 700, 900, 600), (1, 256, 256, 8192), (1, 128, 4096, 4096), (1, 4096, 64, 8192),
-    (1, 16, 16, 16384), (1, 12, 12, 1200), (1, 2500, 2500, 25), (1, 1050, 1050, 1050),
+    (1, 16, 16, 16384), (1, 12, 12, 1200), (1, 2500, 2500, 25), (1, 1050, 1050, 1050), (1, 1280, 1280, 1280),
+    (1, 1792, 1792, 1792), (1, 1104, 1000, 1408), (1, 2000, 2000, 2000), (2, 1050, 1050, 1050),
 ]  # fmt: skip
 
 
@@ -1162,6 +1163,22 @@ def test_every_size_class(device, dtype, precision, batch, m, n, k):
     out = poisoned((batch, m, n) if batch > 1 else (m, n), dtype, device)
     dl.matmul(a, b, out=out, precision=precision)
     check(out, a, b, precision=precision, what=f"{batch} x {m} x {n} x {k}")
+
+
+@pytest.mark.large
+@pytest.mark.parametrize("trans_a, trans_b", [(False, False), (False, True), (True, False), (True, True)])
+@pytest.mark.parametrize("dtype, precision", DP_PARAMS)
+def test_mid_sized_products_in_every_operand_order(device, dtype, precision, trans_a, trans_b):
+    """Mid-sized products (``tuning._mid_ws``: the warp-specialized kernel below WS_MIN_WORK, on wide or narrow
+    tiles; float32 FMA and 3xTF32 on the tiles kernel) in the four transposition states, with alpha, beta and C,
+    into a strided ``out``; edge tiles on both sides."""
+    m, n, k = 1240, 1000, 1288
+    a = make((k, m) if trans_a else (m, k), dtype, device)
+    b = make((n, k) if trans_b else (k, n), dtype, device)
+    c = make((m, n), dtype, device)
+    out = poisoned((m, n + 8), dtype, device)[:, :n]
+    dl.gemm(a, b, c, alpha=0.5, beta=-1.5, trans_a=trans_a, trans_b=trans_b, out=out, precision=precision)
+    check(out, a, b, c, alpha=0.5, beta=-1.5, trans_a=trans_a, trans_b=trans_b, precision=precision, what="mid")
 
 
 @pytest.mark.large

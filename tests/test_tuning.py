@@ -139,7 +139,7 @@ def test_warp_specialized_from_its_least_work(monkeypatch, dtype, precision):
     monkeypatch.setattr(tuning, "INTERPRET", False)
     monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
     monkeypatch.setattr(tuning, "warp_specialized", lambda device: True)
-    mid = tuning.arithmetic(dtype, precision) in tuning.MID_WS_FROM_WORK
+    mid = tuning.MID_WS_FROM_WORK.get(tuning.arithmetic(dtype, precision), 1 << 62) <= 2048 * 2048 * 1024
     assert tuning.choose_gemm_config(2048, 2048, 2048, dtype, precision).kernel == "ws"
     assert tuning.choose_gemm_config(4096, 4096, 512, dtype, precision).kernel == "ws"
     assert tuning.choose_gemm_config(2048, 2048, 1024, dtype, precision).kernel == ("ws" if mid else "tiles")
@@ -153,7 +153,7 @@ def test_warp_specialized_from_its_least_work(monkeypatch, dtype, precision):
         (1280, torch.bfloat16, None, "narrow"),
         (1536, torch.bfloat16, None, "wide"),
         (2000, torch.float16, None, "wide"),
-        (896, torch.float32, "tf32", "tiles"),
+        (896, torch.float32, "tf32", "narrow"),
         (1000, torch.float32, "tf32", "narrow"),
         (1792, torch.float32, "tf32", "wide"),
         (896, torch.float64, None, "tiles"),
@@ -163,7 +163,11 @@ def test_warp_specialized_from_its_least_work(monkeypatch, dtype, precision):
         (1792, torch.float64, None, "narrow"),
         (2000, torch.float64, None, "wide"),
         (1792, torch.float32, "ieee", "tiles"),
+        (1920, torch.float32, "ieee", "tiles"),
+        (1984, torch.float32, "ieee", "wide"),
         (1792, torch.float32, "tf32x3", "tiles"),
+        (700, torch.float32, "tf32", "tiles"),
+        (768, torch.float32, "tf32", "narrow"),
     ],
 )
 def test_mid_sized_products_on_the_warp_specialized_kernel(monkeypatch, n, dtype, precision, want):
@@ -186,6 +190,19 @@ def test_mid_sized_products_on_the_warp_specialized_kernel(monkeypatch, n, dtype
     assert tuning.choose_gemm_config(n, n, n, dtype, precision, tma=False).kernel == "tiles"
     monkeypatch.setattr(tuning, "warp_specialized", lambda device: False)
     assert tuning.choose_gemm_config(n, n, n, dtype, precision).kernel != "ws"
+
+
+@pytest.mark.parametrize("dtype, precision", [(torch.bfloat16, None), (torch.float32, "tf32"), (torch.float32, "ieee")])
+def test_only_small_tiles_split_to_balance_the_waves(monkeypatch, dtype, precision):
+    """``_balanced`` splits tiles of at most BALANCE_MAX_TILE elements (float32 FMA's 64 x 64: a batch of two 1050^3
+    products, 578 tiles, 4.4 waves on 132 SMs, split in two), never the 128 x 128 tensor-core tiles (split in three
+    they ran at half speed)."""
+    monkeypatch.setattr(tuning, "INTERPRET", False)
+    monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
+    cfg = tuning.choose_gemm_config(1050, 1050, 1050, dtype, precision, batch=2)
+    assert cfg.kernel == "tiles", cfg
+    small = cfg.block_m * cfg.block_n <= tuning.BALANCE_MAX_TILE
+    assert small == (precision == "ieee") and (cfg.split_k > 1) == small, cfg
 
 
 @pytest.mark.parametrize("hopper", [True, False])

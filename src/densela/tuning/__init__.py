@@ -195,15 +195,18 @@ WS_MIN_WORK = 2048**3
 float16 0.96-0.97 against 0.95, TF32 0.99 against 0.79, 3xTF32 2.03-2.05 of SGEMM against 1.43)."""
 WS_MIN_WORK_FLOAT64 = 2048 * 2048 * 128
 """The same for float64 (from LARGE_MN outputs; LU's trailing updates have k = 128)."""
-MID_WS_FROM_WORK = {"16-bit": 1100**3, "tf32": 1000**3, "float64": 1000**3}
+MID_WS_FROM_WORK = {"16-bit": 1100**3, "tf32": 768**3, "float64": 1000**3, "ieee": 1984**3}
 """m * n * k from which a 2-D product below WS_MIN_WORK runs on the warp-specialized kernel all the same
 (``_mid_ws``), by arithmetic. H100, 2026-11-26 (``bench-results/nvidia-h100/2026-11-26-mid-ws``, GPU time against
 cuBLAS, the four operand orders): bfloat16 1280^3 0.92-0.93 of cuBLAS against 0.79 on the tiles kernel, 1536^3 0.70-0.72
 against 0.35 (128 x 128 tiles split in three), 1792^3 0.98 against 0.55, 2000^3 0.91-0.92 against 0.72-0.74, 1000^3
 0.83 against 0.84 on the TMA kernel's mid tiles (``MID_TMA_WORK``); TF32 1000^3 0.84-0.94 against 0.71-0.79, 1536^3
 0.96-1.20 against 0.54-0.71, 2000^3 0.99-1.23 against 0.66-0.84; float64 1000^3 0.91-0.92 against 0.77-0.90, 1280^3
-0.90-0.92 against 0.75-0.86, 1792^3 0.88-0.91 against 0.78-0.87, 2000^3 0.92-1.08 against 0.75-0.84. float32 FMA
-stays on the tiles kernel below WS_MIN_WORK (1792^3 0.96-1.07 there against 0.80-0.88)."""
+0.90-0.92 against 0.75-0.86, 1792^3 0.88-0.91 against 0.78-0.87, 2000^3 0.92-1.08 against 0.75-0.84; a second run
+(``mid-ws2`` there): TF32 768^3 0.73-0.81 against 0.65-0.71, 896^3 0.76-0.82 against 0.66-0.71, bfloat16 1104^3 0.90
+against 0.72; float64 896^3 0.72-0.73 against 0.68-0.74 (left on the tiles kernel). float32 FMA only from 1984^3
+(0.94-0.98 against 0.91-0.94, 2000^3 0.87-0.96 against 0.79-0.87; 1920^3 and below faster on the tiles kernel: 0.98-1.00
+against 0.93-0.96, 1792^3 0.96-1.07 against 0.80-0.88)."""
 MID_WS_MIN_FILL = {"float64": 0.75}
 """The least share of the last wave of SMs a mid-sized product's warp-specialized tiles must fill, by arithmetic
 (``_mid_ws``): float64 1536^3 fills 0.73 of it on 128 x 64 tiles and ran at 0.71-0.73 of cuBLAS there, against
@@ -212,10 +215,11 @@ _GEMM_MID_WS_NARROW = {
     "16-bit": GemmConfig(128, 128, 64, 8, 4, 5, "ws", epilogue_split=2, pingpong=True),
     "tf32": GemmConfig(128, 128, 32, 8, 4, 4, "ws", epilogue_split=2),
     "float64": GemmConfig(128, 64, 16, 8, 4, 4, "ws", epilogue_split=2),
+    "ieee": _GEMM_LARGE["ieee"],
 }
 """The narrower warp-specialized tiles a mid-sized product takes where they fill the SMs' last wave better than
 ``_GEMM_LARGE``'s (``_mid_ws``; the same runs: bfloat16 1280^3 0.92 on these against 0.65 on 128 x 256 tiles, TF32
-1000^3 0.84 against 0.68, float64 1792^3 0.88 against 0.73)."""
+1000^3 0.84 against 0.68, float64 1792^3 0.88 against 0.73). float32 FMA has one set of tiles."""
 MID_TMA_WORK = 1100**3
 """m * n * k up to which 2-D 16-bit products of at least SMALL_MN outputs run on the TMA kernel's mid tiles."""
 MID_TILES_WORK = 1024**3
@@ -240,6 +244,10 @@ SPLIT_K_MAX = 32
 BALANCE_SPLITS = (2, 3)
 BALANCE_COST = 1.08
 """Work per SM a split must save, as a factor, before it pays for writing and adding its partial sums."""
+BALANCE_MAX_TILE = 64 * 64
+"""Largest output tile (elements) ``_balanced`` splits: 128 x 128 tiles split in three ran at half their unsplit
+speed (H100, 2026-11-26, ``bench-results/nvidia-h100/2026-11-26-mid-ws``, 1536^3: bfloat16 46.7 us against 22.4
+unsplit, TF32 72.5 against 46.0), where 64 x 64 tiles gain (float64 1152^3 81.6 us split in two against 89.6)."""
 
 
 def arithmetic(dtype: torch.dtype, precision: str | None) -> str:
@@ -601,7 +609,7 @@ def _balanced(cfg: GemmConfig, m: int, n: int, k: int, batch: int, device: int |
     BALANCE_COST. (float32 on an H100: 1050^3 0.78 -> 0.91 of cuBLAS with 3 slices, 1100^3 0.87 -> 0.97
     with 2.)
     """
-    if cfg.kernel != "tiles" or cfg.split_k > 1:
+    if cfg.kernel != "tiles" or cfg.split_k > 1 or cfg.block_m * cfg.block_n > BALANCE_MAX_TILE:
         return cfg
     sms = multiprocessors(device)
     tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n) * batch
