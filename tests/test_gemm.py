@@ -1079,6 +1079,31 @@ def test_replayed_copies_and_descriptors(device, monkeypatch, dtype, precision, 
         assert bool(plan.fixed) == keep, "views and descriptors over kept copies are built once"
 
 
+@pytest.mark.parametrize("gluon", [False, True], ids=["triton", "gluon"])
+def test_replayed_descriptors_equal_constructed_ones(gluon):
+    """``_launch._Descriptor.build`` makes a replay's TMA descriptor without the constructor's checks: it must equal,
+    field for field, the one the constructor makes over the same memory (over a slot, and over a view of one)."""
+    from triton.experimental.gluon import language as gl
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    slot = torch.zeros(64, 48)
+    layout = gl.NVMMASharedLayout.get_default_for([16, 16], gl.float32) if gluon else None
+    kind = densela._launch.GluonDescriptor if gluon else TensorDescriptor
+    view = densela._launch._View(0, torch.float32, (32, 48), (48, 1), 16 * 48 * 4)
+    for base, tensor in ((0, slot), (view, slot[16:48])):
+        spec = densela._launch._Descriptor(base, [32, 48], [48, 1], [16, 16], "zero", layout)
+        made = spec.build((slot,))
+        extra = (layout,) if gluon else ()
+        want = kind(tensor, [32, 48], [48, 1], [16, 16], *extra, "zero")
+        assert type(made) is kind and vars(made).keys() == vars(want).keys()
+        for name, value in vars(want).items():
+            got = getattr(made, name)
+            if name == "base":
+                assert (got.data_ptr(), got.shape, got.stride()) == (value.data_ptr(), value.shape, value.stride())
+            else:
+                assert got == value, name
+
+
 def test_a_launch_on_other_tensors_is_not_planned(device):
     """Plan.record keeps launches only when every tensor they read is one of the call's own: a call whose
     launches read a tensor it was not given (here b, left out of the slots) gets no plan."""
