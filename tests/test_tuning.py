@@ -186,6 +186,7 @@ def test_mid_sized_products_on_the_warp_specialized_kernel(monkeypatch, n, dtype
         assert cfg.kernel == want, cfg
         return
     assert cfg == expected
+    assert tuning._mid_ws(arith, 4 * n, 4 * n, tuning.MID_WS_MIN_K - 1, 1, 0, True) is None  # short K: LU's updates
     assert tuning.choose_gemm_config(n, n, n, dtype, precision, batch=2).kernel == "tiles"
     assert tuning.choose_gemm_config(n, n, n, dtype, precision, tma=False).kernel == "tiles"
     monkeypatch.setattr(tuning, "warp_specialized", lambda device: False)

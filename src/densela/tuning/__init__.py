@@ -207,6 +207,10 @@ against 0.35 (128 x 128 tiles split in three), 1792^3 0.98 against 0.55, 2000^3 
 against 0.72; float64 896^3 0.72-0.73 against 0.68-0.74 (left on the tiles kernel). float32 FMA only from 1984^3
 (0.94-0.98 against 0.91-0.94, 2000^3 0.87-0.96 against 0.79-0.87; 1920^3 and below faster on the tiles kernel: 0.98-1.00
 against 0.93-0.96, 1792^3 0.96-1.07 against 0.80-0.88)."""
+MID_WS_MIN_K = 768
+"""The shortest inner dimension of the mid-sized products measured on the warp-specialized kernel (``_mid_ws``);
+shorter ones, such as LU's trailing updates (k = 128), keep the tables' choice before: under the lab's ``lu-refine``
+at e321278, where they had moved there too, TF32 refinement at n = 16384 took 179.3 ms against 170.5."""
 MID_WS_MIN_FILL = {"float64": 0.75}
 """The least share of the last wave of SMs a mid-sized product's warp-specialized tiles must fill, by arithmetic
 (``_mid_ws``): float64 1536^3 fills 0.73 of it on 128 x 64 tiles and ran at 0.71-0.73 of cuBLAS there, against
@@ -535,10 +539,11 @@ def _table_choice(
 
 
 def _mid_ws(arith: str, m: int, n: int, k: int, batch: int, device: int | None, tma: bool) -> GemmConfig | None:
-    """The warp-specialized tiles for a 2-D product of at least MID_WS_FROM_WORK multiply-adds (below the tables'
-    WS_MIN_WORK), or None where it stays on the tiles kernel: ``_GEMM_LARGE``'s tiles, or the narrower ones of
-    ``_GEMM_MID_WS_NARROW`` where their tiles fill the last wave of SMs better (the kernel is persistent: a product
-    of 72 tiles on 132 SMs runs as long as one of 132), if either fills at least MID_WS_MIN_FILL of it.
+    """The warp-specialized tiles for a 2-D product of at least MID_WS_FROM_WORK multiply-adds and MID_WS_MIN_K along
+    K (below the tables' WS_MIN_WORK), or None where it stays on the tiles kernel: ``_GEMM_LARGE``'s tiles, or the
+    narrower ones of ``_GEMM_MID_WS_NARROW`` where their tiles fill the last wave of SMs better (the kernel is
+    persistent: a product of 72 tiles on 132 SMs runs as long as one of 132), if either fills at least
+    MID_WS_MIN_FILL of it.
 
     Example:
         >>> import torch
@@ -546,7 +551,7 @@ def _mid_ws(arith: str, m: int, n: int, k: int, batch: int, device: int | None, 
         True
     """
     least = MID_WS_FROM_WORK.get(arith)
-    if least is None or m * n * k < least or batch > 1 or not tma or not warp_specialized(device):
+    if least is None or m * n * k < least or k < MID_WS_MIN_K or batch > 1 or not tma or not warp_specialized(device):
         return None
     sms = multiprocessors(device)
     wide, narrow = _GEMM_LARGE[arith], _GEMM_MID_WS_NARROW[arith]
