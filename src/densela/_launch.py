@@ -283,10 +283,13 @@ class Plan:
         return buffers
 
 
-KEEP_SCRATCH_BYTES = 4 << 20
+KEEP_SCRATCH_BYTES = 32 << 20
 """A plan keeps its scratch buffers (operand copies), with the views and TMA descriptors over them, from replay to
 replay when they take at most this many bytes: a float32 5000 x 50 x 5000 product (A copied into 16-byte rows)
-spent about 50 us of host time per replay allocating the copy and rebuilding its views and descriptors."""
+spent about 50 us of host time per replay allocating the copy and rebuilding its views and descriptors; a TF32
+2000^3 product with an M-major A and an N-major B (B copied K-major, 16 MB) 84-110 us per call with its copy
+allocated on each replay against 66-93 kept, for 64 us of GPU time (H100, 2026-11-26,
+``bench-results/nvidia-h100/2026-11-26-mid-ws/call10-keep.jsonl``; the limit was 4 MiB before)."""
 
 KEPT_SCRATCH_LIMIT = 256 << 20
 """Bytes of scratch that all plans together keep."""
