@@ -193,6 +193,18 @@ def test_mid_sized_products_on_the_warp_specialized_kernel(monkeypatch, n, dtype
     assert tuning.choose_gemm_config(n, n, n, dtype, precision).kernel != "ws"
 
 
+def test_mid_sized_fma_products_need_a_full_last_wave(monkeypatch):
+    """float32 FMA products below WS_MIN_WORK go to the warp-specialized kernel only where its 128 x 128 tiles fill at
+    least MID_WS_MIN_FILL of the last wave: 2000^3 (256 tiles of 264 places) does, 1000 x 3000 x 4000 (192 of 264)
+    and 2500 x 2500 x 1250 (400 of 528) do not, and ran slower there."""
+    monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
+    monkeypatch.setattr(tuning, "warp_specialized", lambda device: True)
+    assert tuning._mid_ws("ieee", 2000, 2000, 2000, 1, 0, True) == tuning._GEMM_LARGE["ieee"]
+    assert tuning._mid_ws("ieee", 1000, 3000, 4000, 1, 0, True) is None
+    assert tuning._mid_ws("ieee", 2500, 2500, 1250, 1, 0, True) is None
+    assert tuning._mid_ws("float64", 1000, 3000, 4000, 1, 0, True) == tuning._GEMM_MID_WS_NARROW["float64"]
+
+
 @pytest.mark.parametrize("dtype, precision", [(torch.bfloat16, None), (torch.float32, "tf32"), (torch.float32, "ieee")])
 def test_only_small_tiles_split_to_balance_the_waves(monkeypatch, dtype, precision):
     """``_balanced`` splits tiles of at most BALANCE_MAX_TILE elements (float32 FMA's 64 x 64: a batch of two 1050^3

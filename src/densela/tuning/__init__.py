@@ -211,10 +211,13 @@ MID_WS_MIN_K = 768
 """The shortest inner dimension of the mid-sized products measured on the warp-specialized kernel (``_mid_ws``);
 shorter ones, such as LU's trailing updates (k = 128), keep the tables' choice before: under the lab's ``lu-refine``
 at e321278, where they had moved there too, TF32 refinement at n = 16384 took 179.3 ms against 170.5."""
-MID_WS_MIN_FILL = {"float64": 0.75}
+MID_WS_MIN_FILL = {"float64": 0.75, "ieee": 0.9}
 """The least share of the last wave of SMs a mid-sized product's warp-specialized tiles must fill, by arithmetic
 (``_mid_ws``): float64 1536^3 fills 0.73 of it on 128 x 64 tiles and ran at 0.71-0.73 of cuBLAS there, against
-0.74-0.85 on the tiles kernel; 1280^3 fills 0.76 on 128 x 128 tiles (0.90-0.92 against 0.75-0.86)."""
+0.74-0.85 on the tiles kernel; 1280^3 fills 0.76 on 128 x 128 tiles (0.90-0.92 against 0.75-0.86). float32 FMA:
+1984^3 and 2000^3 fill 0.97 of it and gain (above); 1000 x 3000 x 4000 (m, n, k) fills 0.73 and took 710.6 us there
+against 637.0 on the tiles kernel, 2500 x 2500 x 1250 fills 0.76 and took 454.9 against 441.2 (H100, 2026-11-26,
+``bench-results/nvidia-h100/2026-11-26-mid-ws/call11-ab-ieee-e443001-77edc73.jsonl``)."""
 _GEMM_MID_WS_NARROW = {
     "16-bit": GemmConfig(128, 128, 64, 8, 4, 5, "ws", epilogue_split=2, pingpong=True),
     "tf32": GemmConfig(128, 128, 32, 8, 4, 4, "ws", epilogue_split=2),
