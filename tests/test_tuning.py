@@ -15,6 +15,7 @@ from triton.tools.tensor_descriptor import TensorDescriptor
 from densela import tuning
 from densela._launch import _arg_key, _int_key, cdiv
 from densela.tuning import GemmConfig, bucket, gemm_config
+from densela.tuning import tune as tuning_tune
 from densela.tuning.tune import Shape, candidates
 
 INTS = [0, 1, 2, 3, 15, 16, 17, 32, 48, 1000, 1024, -1, -16, -17, 2**31 - 16, 2**31 - 1, 2**31, 2**31 + 16,
@@ -82,6 +83,27 @@ def test_an_unreadable_tuned_file_is_ignored_with_a_warning(tmp_path, monkeypatc
             assert tuning.tuned(0) == {}
     finally:
         tuning.clear_cache()
+
+
+@pytest.mark.parametrize("hopper", [True, False])
+@pytest.mark.parametrize(
+    "n, dtype, precision",
+    [(1280, torch.bfloat16, None), (1792, torch.float64, None), (1000, torch.float32, "tf32"),
+     (2000, torch.float32, "ieee")],
+)  # fmt: skip
+def test_mid_sized_candidates_include_both_warp_specialized_tiles(monkeypatch, hopper, n, dtype, precision):
+    """`densela tune` weighs a mid-sized product's wide and narrow warp-specialized tiles (``tuning._mid_ws``) against
+    the tiles kernel's, on Hopper only, and not for batches."""
+    monkeypatch.setattr(tuning, "INTERPRET", False)
+    monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
+    monkeypatch.setattr(tuning_tune, "warp_specialized", lambda device: hopper)
+    monkeypatch.setattr(tuning, "warp_specialized", lambda device: hopper)
+    arith = tuning.arithmetic(dtype, precision)
+    cands = candidates(n, n, n, dtype, precision, 1, None)
+    ws = {tuning._GEMM_LARGE[arith], tuning._GEMM_MID_WS_NARROW[arith]}
+    assert ws <= set(cands) if hopper else not any(c.kernel == "ws" for c in cands)
+    assert any(c.kernel == "tiles" for c in cands)
+    assert not any(c.kernel == "ws" for c in candidates(n, n, n, dtype, precision, 2, None))
 
 
 @pytest.mark.parametrize(
