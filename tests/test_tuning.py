@@ -100,7 +100,8 @@ def test_mid_sized_candidates_include_both_warp_specialized_tiles(monkeypatch, h
     monkeypatch.setattr(tuning, "warp_specialized", lambda device: hopper)
     arith = tuning.arithmetic(dtype, precision)
     cands = candidates(n, n, n, dtype, precision, 1, None)
-    ws = {tuning._GEMM_LARGE[arith], tuning._GEMM_MID_WS_NARROW[arith]}
+    ws = set(tuning.mid_ws_tiles(arith))
+    assert tuning._GEMM_LARGE[arith] in ws
     assert ws <= set(cands) if hopper else not any(c.kernel == "ws" for c in cands)
     assert any(c.kernel == "tiles" for c in cands)
     assert not any(c.kernel == "ws" for c in candidates(n, n, n, dtype, precision, 2, None))

@@ -222,11 +222,10 @@ _GEMM_MID_WS_NARROW = {
     "16-bit": GemmConfig(128, 128, 64, 8, 4, 5, "ws", epilogue_split=2, pingpong=True),
     "tf32": GemmConfig(128, 128, 32, 8, 4, 4, "ws", epilogue_split=2),
     "float64": GemmConfig(128, 64, 16, 8, 4, 4, "ws", epilogue_split=2),
-    "ieee": _GEMM_LARGE["ieee"],
 }
 """The narrower warp-specialized tiles a mid-sized product takes where they fill the SMs' last wave better than
 ``_GEMM_LARGE``'s (``_mid_ws``; the same runs: bfloat16 1280^3 0.92 on these against 0.65 on 128 x 256 tiles, TF32
-1000^3 0.84 against 0.68, float64 1792^3 0.88 against 0.73). float32 FMA has one set of tiles."""
+1000^3 0.84 against 0.68, float64 1792^3 0.88 against 0.73). float32 FMA has one set of tiles (``mid_ws_tiles``)."""
 MID_TMA_WORK = 1100**3
 """m * n * k up to which 2-D 16-bit products of at least SMALL_MN outputs run on the TMA kernel's mid tiles."""
 MID_TILES_WORK = 1024**3
@@ -557,11 +556,24 @@ def _mid_ws(arith: str, m: int, n: int, k: int, batch: int, device: int | None, 
     if least is None or m * n * k < least or k < MID_WS_MIN_K or batch > 1 or not tma or not warp_specialized(device):
         return None
     sms = multiprocessors(device)
-    wide, narrow = _GEMM_LARGE[arith], _GEMM_MID_WS_NARROW[arith]
+    wide, narrow = mid_ws_tiles(arith)
     fill = [_wave_fill(cdiv(m, c.block_m) * cdiv(n, c.block_n), sms) for c in (wide, narrow)]
     if max(fill) < MID_WS_MIN_FILL.get(arith, 0.0):
         return None
     return wide if fill[0] >= fill[1] - 0.01 else narrow
+
+
+def mid_ws_tiles(arith: str) -> tuple[GemmConfig, GemmConfig]:
+    """(wide, narrow): the warp-specialized tiles ``_mid_ws`` chooses between for a mid-sized product of ``arith``
+    (one of MID_WS_FROM_WORK's), the same twice where the tables have no narrower ones (`densela tune` weighs both).
+
+    Example:
+        >>> wide, narrow = mid_ws_tiles("float64")
+        >>> (wide.block_n, narrow.block_n), mid_ws_tiles("ieee")[0] == mid_ws_tiles("ieee")[1]
+        ((128, 64), True)
+    """
+    wide = _GEMM_LARGE[arith]
+    return wide, _GEMM_MID_WS_NARROW.get(arith, wide)
 
 
 def _wave_fill(tiles: int, sms: int) -> float:

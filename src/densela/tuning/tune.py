@@ -24,9 +24,8 @@ from typing import Any
 import torch
 
 from densela.tuning import (
-    _GEMM_LARGE,
-    _GEMM_MID_WS_NARROW,
     LARGE_MN,
+    MID_WS_FROM_WORK,
     MID_WS_MIN_K,
     SMALL_MN,
     THIN_K,
@@ -35,6 +34,7 @@ from densela.tuning import (
     bucket,
     choose_gemm_config,
     clear_cache,
+    mid_ws_tiles,
     multiprocessors,
     tuned_path,
     warp_specialized,
@@ -134,9 +134,9 @@ def candidates(m: int, n: int, k: int, dtype: torch.dtype, precision: str | None
             k_blocks = -(-k // base.block_k)
             if tiles < sms:
                 found += [base._replace(split_k=s) for s in SPLITS if s * 2 <= k_blocks]
-    mid_ws = arith in _GEMM_MID_WS_NARROW and batch == 1 and k >= MID_WS_MIN_K and mn >= SMALL_MN
-    if mid_ws and warp_specialized(device):  # the warp-specialized tiles of tuning._mid_ws, wide and narrow
-        found += [_GEMM_LARGE[arith], _GEMM_MID_WS_NARROW[arith]]
+    mid_ws = arith in MID_WS_FROM_WORK and batch == 1 and k >= MID_WS_MIN_K and mn >= SMALL_MN
+    if mid_ws and warp_specialized(device):
+        found += mid_ws_tiles(arith)
     return list(dict.fromkeys(found))
 
 
