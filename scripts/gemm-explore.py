@@ -7,7 +7,7 @@
                                                      #         mid-ws mid-ws2
 
 Phase 1 compiles every variant in worker processes (filling Triton's cache); phase 2 times each in this
-process: the call's launches are captured in a CUDA graph, whose replays ``triton.testing.do_bench`` times
+process: the call's launches are captured in a CUDA graph, whose replays ``tune.graph_ms`` times
 (median of a 40 ms run, L2 flushed), so that host time stays out of the comparison (the lab's own timing
 hides it behind the flush); two passes over a shape's variants, the second in reverse order (the record keeps
 both medians and rates the smaller), against cuBLAS through torch captured the same way on the same inputs,

@@ -17,13 +17,13 @@ import time
 from collections.abc import Callable
 from functools import partial
 
+import numpy as np
 import torch
-from triton.testing import do_bench
 
 import densela as dl
 import densela.lu as lu_module
 from densela.bench.providers import conditioned_matrix
-from densela.bench.timing import host_us, kernel_times, time_gpu
+from densela.bench.timing import gpu_samples, host_us, kernel_times, time_gpu
 
 DEV = "cuda"
 OUT = os.environ.get("OUT", ".")
@@ -94,8 +94,8 @@ def bench(fn, budget: float = 2.0) -> tuple[float, float, float]:
     torch.cuda.synchronize()
     once = time.perf_counter() - start
     reps = max(3, min(50, int(budget / max(once, 1e-6))))
-    q = do_bench(fn, warmup=0, rep=max(1, int(once * reps * 1000)), quantiles=[0.5, 0.2, 0.8], return_mode="median")
-    return tuple(q)
+    q = np.quantile(gpu_samples(fn, warmup_ms=0.0, rep_ms=max(1, int(once * reps * 1000))), [0.5, 0.2, 0.8])
+    return tuple(float(x) for x in q)
 
 
 def vendor(name: str, a: torch.Tensor, check: bool = True):
@@ -530,8 +530,8 @@ def small_host() -> None:
 
 def interchange_groups(sizes: list[int], groups: list[int]) -> None:
     """``_launch_interchanges`` on narrow arrays (the sweeps' permutation vector, one and 8 right-hand sides) with
-    each of ``groups`` interchanges per step (``lu.INTERCHANGE_GROUP_NARROW``): GPU time (do_bench) and whether the
-    result equals the first group's, on the pivots of a real factorization."""
+    each of ``groups`` interchanges per step (``lu.INTERCHANGE_GROUP_NARROW``): GPU time (mean of gpu_samples) and
+    whether the result equals the first group's, on the pivots of a real factorization."""
     narrow = lu_module.INTERCHANGE_GROUP_NARROW
     try:
         for n in sizes:
@@ -546,7 +546,8 @@ def interchange_groups(sizes: list[int], groups: list[int]) -> None:
                     first = out.clone() if first is None else first
                     same = bool(torch.equal(out, first))
                     # applied again and again to ``out`` (the same work each time: its values only move)
-                    ms = do_bench(partial(lu_module._launch_interchanges, out, piv), warmup=20, rep=200)
+                    apply = partial(lu_module._launch_interchanges, out, piv)
+                    ms = float(np.mean(gpu_samples(apply, warmup_ms=20.0, rep_ms=200.0)))
                     print(f"interchanges n={n} cols={cols} {dtype} group={group}: {ms * 1e3:.1f} us, "
                           f"as the first {same}")  # fmt: skip
                     record(kind="interchange-groups", n=n, cols=cols, dtype=str(dtype), group=group, us=ms * 1e3,

@@ -15,14 +15,14 @@ import os
 import sys
 import time
 
+import numpy as np
 import torch
 import triton
 import triton.language as tl
-import triton.testing
 
 import densela as dl
 from densela._launch import kept_counters
-from densela.bench.timing import host_us, kernel_times, peak_extra_bytes
+from densela.bench.timing import gpu_samples, host_us, kernel_times, peak_extra_bytes
 from densela.tuning import TileConfig
 
 TR = importlib.import_module("densela.transpose")
@@ -35,7 +35,7 @@ rows: list[dict] = []
 
 
 def ms(fn) -> float:
-    return triton.testing.do_bench(fn, warmup=5, rep=40)
+    return float(np.median(gpu_samples(fn, warmup_ms=5.0, rep_ms=40.0)))
 
 
 def record(**row) -> None:
@@ -216,7 +216,7 @@ def copies(copy: float) -> None:
 
 def small(copy: float) -> None:
     """Small transposes (the tnl suites' rows under 64 MiB): GPU time of the kernel alone (profiler), of a call
-    (do_bench, L2 flushed), host time per call, against torch."""
+    (gpu_samples, L2 flushed), host time per call, against torch."""
     for shape, dtype in [((100, 100), torch.float32), ((100, 1), torch.float64), ((5000, 50), torch.float64),
                          ((10000, 100), torch.float64), ((10000, 100), torch.float32), ((50, 100), torch.float32),
                          ((2500, 5000), torch.float32)]:  # fmt: skip
@@ -330,7 +330,7 @@ def rect(copy: float) -> None:
 
 def walk(copy: float) -> None:
     """Where a chunk-walk transpose_'s time goes: the GPU time of each kernel and copy of one call (profiler), the
-    whole call (do_bench, L2 flushed), the block step and the walk alone on a prepared table, each walk setting."""
+    whole call (gpu_samples, L2 flushed), the block step and the walk alone on a prepared table, each walk setting."""
     for shape, dtype in [((32768, 1024), torch.float32), ((8192, 3072), torch.float32), ((8192, 2048), torch.float64),
                          ((16384, 2048), torch.bfloat16), ((32768, 1024), torch.bfloat16)]:  # fmt: skip
         x = torch.randn(shape, device="cuda").to(dtype)

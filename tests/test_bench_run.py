@@ -376,12 +376,10 @@ def test_lu_suites_skip_the_gpu_libraries_without_a_gpu(tmp_path, name):
 
 
 def test_slow_gpu_calls_are_timed_call_by_call_and_bounded(monkeypatch):
-    """A call longer than rep_ms / MIN_GPU_REPS never goes through do_bench; its repetitions stop at
+    """A call longer than rep_ms / MIN_GPU_REPS never goes through gpu_samples' rounds; its repetitions stop at
     MIN_GPU_REPS when steady, and at the time limit (with MIN_GPU_REPS at least) when not."""
-    import triton.testing
-
     benches = []
-    monkeypatch.setattr(triton.testing, "do_bench", lambda *a, **k: benches.append(1) or [1.0, 1.0, 1.0])
+    monkeypatch.setattr(bench_timing, "gpu_samples", lambda *a, **k: benches.append(1) or [1.0, 1.0, 1.0])
 
     def fake(samples):
         it = iter(samples)
@@ -399,7 +397,7 @@ def test_slow_gpu_calls_are_timed_call_by_call_and_bounded(monkeypatch):
 
     calls = fake([150.0, 151.0, 150.5, 999.0])
     t = bench_timing.time_gpu(lambda: None, max_seconds=60.0)
-    assert (t.reps, len(calls), t.median_ms, t.timer, benches) == (3, 3, 150.5, "cuda-events", [])
+    assert (t.reps, len(calls), t.median_ms, t.timer, benches) == (3, 3, 150.5, bench_timing.GPU_TIMER, [])
 
     calls = fake([150.0, 300.0, 100.0, 400.0, 50.0])  # noisy: more samples, until the time limit
     t = bench_timing.time_gpu(lambda: None, max_seconds=0.0)
@@ -409,9 +407,49 @@ def test_slow_gpu_calls_are_timed_call_by_call_and_bounded(monkeypatch):
     t = bench_timing.time_gpu(lambda: None, max_seconds=60.0)
     assert 3 < t.reps < 40 and not t.noisy
 
-    calls = fake([0.5])  # a short call: the probe only chooses do_bench
+    calls = fake([0.5])  # a short call: the probe only chooses gpu_samples
     t = bench_timing.time_gpu(lambda: None, max_seconds=60.0)
     assert (len(calls), t.reps, benches) == (1, 3, [1])
+
+
+def test_ceilings_measured_another_way_are_measured_again(monkeypatch, tmp_path):
+    """A cached ceilings file is used only when its ``method`` is this version's (an earlier one flushed the L2 by
+    writing, which slowed the copy): otherwise, and with ``refresh``, the ceilings are measured and cached anew."""
+    from densela.bench import roofline
+
+    path = tmp_path / "gpu.json"
+    monkeypatch.setattr(roofline, "cache_path", lambda gpu: path)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "GPU")
+    measured = []
+
+    def measure(progress):
+        measured.append(1)
+        return {"gpu": "GPU", "copy_gbps": 3000.0 + len(measured), "method": roofline.METHOD}
+
+    monkeypatch.setattr(roofline, "measure_ceilings", measure)
+    path.write_text(json.dumps({"gpu": "GPU", "copy_gbps": 2900.0, "method": "device copy, do_bench median"}))
+    assert roofline.ceilings(progress=False)["copy_gbps"] == 3001.0  # another method: measured again
+    assert roofline.ceilings(progress=False)["copy_gbps"] == 3001.0 and len(measured) == 1  # cached now
+    assert roofline.ceilings(refresh=True, progress=False)["copy_gbps"] == 3002.0
+    assert json.loads(path.read_text())["copy_gbps"] == 3002.0
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_gpu_samples_time_each_call_after_a_flush_by_reading(monkeypatch):
+    """gpu_samples flushes the L2 before every timed call (by reading: the flush buffer stays as it was) and
+    returns one positive time per timed call."""
+    flushes = []
+    flush = bench_timing.flush_l2
+    monkeypatch.setattr(bench_timing, "flush_l2", lambda: flushes.append(1) or flush())
+    x = torch.randn(1 << 20, device="cuda")
+    calls = []
+    samples = bench_timing.gpu_samples(lambda: calls.append(1) or x.mul_(1.0), warmup_ms=1.0, rep_ms=5.0)
+    assert samples and all(t > 0 for t in samples)
+    assert len(flushes) == 5 + len(samples)  # the five estimating calls and each timed one
+    assert len(calls) >= 1 + 5 + len(samples)
+    buffer = bench_timing._flush_buffers[torch.cuda.current_device()]
+    assert buffer.numel() * 4 == bench_timing.FLUSH_BYTES and bool((buffer == 1).all())
 
 
 def test_torch_solve_factors_and_solves_under_their_own_backends(monkeypatch):

@@ -2,7 +2,8 @@
 
 Each case runs one operation on random matrices, measures the normwise relative error
 ``||out - ref||_F / ||ref||_F`` of densela's result and of torch's (cuBLAS on a GPU) against a float64
-reference computed with NumPy, and on a GPU times both with ``triton.testing.do_bench`` (median, ms).
+reference computed with NumPy, and on a GPU times both (``bench.timing.gpu_samples``: median, ms, L2 flushed
+before each call).
 A case fails when densela's error exceeds its bound; torch's error is shown for comparison only.
 
 Bounds are for random normal data: GEMM ``4 (sqrt(k) u_acc + 2 u_in) + 2 u_out`` (rounding errors of a
@@ -298,10 +299,10 @@ def run_checks(size: str | int | None = "small", *, only: Sequence[str] | None =
         with torch_tf32(case.tf32):
             row.err_torch = relative_error(case.torch(), case.reference)
             if gpu:
-                import triton.testing
+                from densela.bench.timing import gpu_samples
 
-                row.ms_densela = float(triton.testing.do_bench(case.densela, return_mode="median"))
-                row.ms_torch = float(triton.testing.do_bench(case.torch, return_mode="median"))
+                row.ms_densela = float(np.median(gpu_samples(case.densela, warmup_ms=25.0, rep_ms=100.0)))
+                row.ms_torch = float(np.median(gpu_samples(case.torch, warmup_ms=25.0, rep_ms=100.0)))
         rows.append(row)
         if gpu:
             torch.cuda.empty_cache()
@@ -371,7 +372,7 @@ def run_check(size: str | int | None = None, json_path: str | None = None) -> in
     m, n, k = parse_size(size, gpu)
     print(f"densela check: {env['backend']}; GEMM m x n x k = {m} x {n} x {k}, transpose and add {m} x {n}")
     if gpu:
-        print("errors: normwise relative to a float64 NumPy reference; times: triton.testing.do_bench median, ms")
+        print("errors: normwise relative to a float64 NumPy reference; times: CUDA-event medians after L2 flushes, ms")
     else:
         print("errors: normwise relative to a float64 NumPy reference; times: need a GPU, not measured here")
         if m * n * k > 256**3:
@@ -384,7 +385,7 @@ def run_check(size: str | int | None = None, json_path: str | None = None) -> in
         record = {
             "environment": env,
             "size": {"m": m, "n": n, "k": k},
-            "timing": "triton.testing.do_bench median, ms" if gpu else None,
+            "timing": "median of CUDA-event times after L2 flushes (read), ms" if gpu else None,
             "rows": [dict(asdict(r), ok=r.ok) for r in rows],
             "passed": not failed,
         }

@@ -9,19 +9,27 @@ These are the ceilings every "% of ceiling" column divides by. The cache lives i
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
 from densela._env import cache_dir, gpu_slug
+from densela.bench.timing import gpu_samples
 
 Ceilings = dict[str, Any]
 
 PEAK_SIZE = 8192
 COPY_BYTES = 2 * 2**30
 PRECISIONS = ("float16", "bfloat16", "float32", "tf32", "float64")
+METHOD = (
+    f"device copy of {COPY_BYTES >> 30} GiB (read + write); torch.matmul {PEAK_SIZE}^3; medians of CUDA-event times,"
+    " L2 flushed by reading"
+)
+"""How the ceilings are measured; a cached measurement made another way is measured again."""
 
 
 def cache_path(gpu: str) -> Path:
@@ -47,12 +55,14 @@ def peak_for(ceilings: Ceilings, dtype: str, precision: str | None) -> float:
     return peaks["tf32"] / 3.0 if key == "tf32x3" else peaks[key]
 
 
-def _copy_ms(device: torch.device) -> float:
-    from triton.testing import do_bench
+def _median_ms(fn: Callable[[], Any]) -> float:
+    return float(np.median(gpu_samples(fn, warmup_ms=25.0, rep_ms=200.0)))
 
+
+def _copy_ms(device: torch.device) -> float:
     src = torch.randn(COPY_BYTES // 4, device=device)
     dst = torch.empty_like(src)
-    return do_bench(lambda: dst.copy_(src), warmup=25, rep=200, return_mode="median")
+    return _median_ms(lambda: dst.copy_(src))
 
 
 def measure_ceilings(progress: bool = True) -> Ceilings:
@@ -63,8 +73,6 @@ def measure_ceilings(progress: bool = True) -> Ceilings:
         >>> sorted(c["peaks_tflops"])  # doctest: +SKIP
         ['bfloat16', 'float16', 'float32', 'float64', 'tf32']
     """
-    from triton.testing import do_bench
-
     device = torch.device("cuda", torch.cuda.current_device())
     copy_ms = _copy_ms(device)
     peaks = {}
@@ -77,7 +85,7 @@ def measure_ceilings(progress: bool = True) -> Ceilings:
         saved = torch.backends.cuda.matmul.allow_tf32
         torch.backends.cuda.matmul.allow_tf32 = name == "tf32"
         try:
-            ms = do_bench(lambda a=a, b=b: torch.matmul(a, b), warmup=25, rep=200, return_mode="median")
+            ms = _median_ms(lambda a=a, b=b: torch.matmul(a, b))
         finally:
             torch.backends.cuda.matmul.allow_tf32 = saved
         peaks[name] = 2.0 * PEAK_SIZE**3 / (ms * 1e-3) / 1e12
@@ -85,14 +93,15 @@ def measure_ceilings(progress: bool = True) -> Ceilings:
         "gpu": torch.cuda.get_device_name(device),
         "copy_gbps": 2.0 * COPY_BYTES / (copy_ms * 1e-3) / 1e9,
         "peaks_tflops": peaks,
-        "method": f"device copy of {COPY_BYTES >> 30} GiB (read + write); torch.matmul {PEAK_SIZE}^3, do_bench median",
+        "method": METHOD,
         "torch": torch.__version__,
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
 
 
 def ceilings(refresh: bool = False, progress: bool = True) -> Ceilings:
-    """This GPU's ceilings: from the cache, or measured (and cached) when absent or ``refresh``.
+    """This GPU's ceilings: from the cache, or measured (and cached) when absent, measured by another ``METHOD``
+    or ``refresh``.
 
     Example (needs a CUDA GPU):
         >>> print(format_ceilings(ceilings()))  # doctest: +SKIP
@@ -103,7 +112,9 @@ def ceilings(refresh: bool = False, progress: bool = True) -> Ceilings:
     gpu = torch.cuda.get_device_name(torch.cuda.current_device())
     path = cache_path(gpu)
     if path.exists() and not refresh:
-        return json.loads(path.read_text())
+        cached = json.loads(path.read_text())
+        if cached.get("method") == METHOD:
+            return cached
     measured = measure_ceilings(progress)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(measured, indent=2) + "\n")

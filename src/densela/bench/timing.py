@@ -1,12 +1,12 @@
 """Timing: medians with p20/p80, repeated until the spread is small or a time limit passes.
 
-GPU work is timed with CUDA events through ``triton.testing.do_bench`` (which also flushes the L2 cache
-before each repetition); a call too long for a ``do_bench`` round to hold ``MIN_GPU_REPS`` of them (an
-LU of n = 16384 takes 0.15 to 0.35 s) is timed call by call instead, with the same events and L2 flush,
-at least ``MIN_GPU_REPS`` times and then only until the spread is small or the time limit passes. CPU
-work is timed with a wall clock. Warm-up and compilation happen before the timed repetitions. The spread
-is (p80 - p20) / median; a row whose spread stays above the target when time runs out is flagged noisy
-rather than discarded.
+GPU work is timed with CUDA events around each call after an L2 flush (``gpu_samples``, ``do_bench``'s
+procedure with ``flush_l2``, which reads a large buffer rather than writing one); a call too long for a round to
+hold ``MIN_GPU_REPS`` of them (an LU of n = 16384 takes 0.15 to 0.35 s) is timed call by call instead, with the
+same events and L2 flush, at least ``MIN_GPU_REPS`` times and then only until the spread is small or the time
+limit passes. CPU work is timed with a wall clock. Warm-up and compilation happen before the timed repetitions.
+The spread is (p80 - p20) / median; a row whose spread stays above the target when time runs out is flagged
+noisy rather than discarded.
 """
 
 from __future__ import annotations
@@ -55,18 +55,83 @@ def summarize(samples_ms: Sequence[float], timer: str) -> Timing:
     return Timing(float(median), float(p20), float(p80), len(samples_ms), timer)
 
 
-def _timed_calls(fn: Callable[[], Any]) -> Callable[[], float]:
-    """A function timing one call of ``fn`` with CUDA events after flushing the L2 cache, as ``do_bench``
-    times each of its repetitions; returns milliseconds."""
-    from triton import runtime
+FLUSH_BYTES = 256 << 20
+"""Bytes ``flush_l2`` reads: several times the L2 cache of a Hopper GPU (50 MiB)."""
 
-    driver = runtime.driver.active
-    device = driver.get_device_interface()
-    flush = driver.get_empty_cache_for_benchmark()
+GPU_TIMER = "cuda-events/l2-read"
+"""The ``timer`` of GPU rows: CUDA events around each call after ``flush_l2``. Rows of earlier versions say
+"cuda-events": their flush (``triton.testing.do_bench``'s) wrote its buffer instead."""
+
+_flush_buffers: dict[int, Any] = {}
+
+
+def flush_l2() -> None:
+    """Evicts the current CUDA device's L2 cache by reading ``FLUSH_BYTES`` (its lines left clean).
+
+    ``triton.testing.do_bench`` flushes by zeroing a buffer, which leaves an L2 full of dirty lines that the timed
+    call then writes back to memory: on the H100 that cost a 100 MB copy or transpose 6-8 us of its 67-77 (a copy of
+    the same bytes 73.3 us against 67.8 after a flush by reading, and densela's transpose of 5000^2 float32 76.5
+    against 69.9; the 2 GiB copy of the ceiling 1421 against 1414: bench-results/nvidia-h100/2026-11-26-l2-flush/).
+    Reading evicts as thoroughly and leaves nothing to write back, so a call is timed on its own traffic.
+
+    Example (needs a CUDA GPU):
+        >>> flush_l2()  # doctest: +SKIP
+    """
+    import torch
+
+    device = torch.cuda.current_device()
+    buffer = _flush_buffers.get(device)
+    if buffer is None:
+        buffer = _flush_buffers[device] = torch.ones(FLUSH_BYTES // 4, dtype=torch.int32, device=device)
+    buffer.amax()
+
+
+def gpu_samples(fn: Callable[[], Any], *, warmup_ms: float = 10.0, rep_ms: float = 60.0) -> list[float]:
+    """Milliseconds of each of about ``rep_ms`` worth of calls of ``fn``, each timed with CUDA events after
+    ``flush_l2``: ``triton.testing.do_bench``'s procedure (five calls estimate one, warm-up calls fill
+    ``warmup_ms``) with the flush that leaves no dirty lines.
+
+    Example (needs a CUDA GPU):
+        >>> import torch
+        >>> x = torch.randn(4096, 4096, device="cuda")  # doctest: +SKIP
+        >>> len(gpu_samples(lambda: x @ x)) > 10  # doctest: +SKIP
+        True
+    """
+    import torch
+
+    fn()
+    torch.cuda.synchronize()
+    begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    begin.record()
+    for _ in range(5):
+        flush_l2()
+        fn()
+    end.record()
+    end.synchronize()
+    estimate = max(begin.elapsed_time(end) / 5, 1e-6)
+    for _ in range(max(1, int(warmup_ms / estimate))):
+        fn()
+    events = [
+        (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+        for _ in range(max(1, int(rep_ms / estimate)))
+    ]
+    for begin, end in events:
+        flush_l2()
+        begin.record()
+        fn()
+        end.record()
+    torch.cuda.synchronize()
+    return [float(begin.elapsed_time(end)) for begin, end in events]
+
+
+def _timed_calls(fn: Callable[[], Any]) -> Callable[[], float]:
+    """A function timing one call of ``fn`` with CUDA events after ``flush_l2``, as ``gpu_samples`` times each
+    of its repetitions; returns milliseconds."""
+    import torch
 
     def timed() -> float:
-        driver.clear_cache(flush)
-        begin, end = device.Event(enable_timing=True), device.Event(enable_timing=True)
+        flush_l2()
+        begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         begin.record()
         fn()
         end.record()
@@ -79,35 +144,33 @@ def _timed_calls(fn: Callable[[], Any]) -> Callable[[], float]:
 def time_gpu(fn: Callable[[], Any], *, max_seconds: float = 3.0, rep_ms: float = 60.0) -> Timing:
     """Times ``fn`` (which launches GPU work) with CUDA events; repeats until the spread is under target.
 
-    Each round runs ``do_bench`` for about ``rep_ms`` after a warm-up; rounds double in length and
+    Each round runs ``gpu_samples`` for about ``rep_ms`` after a warm-up; rounds double in length and
     their samples pool until the spread is small or ``max_seconds`` have passed. A call longer than
-    ``rep_ms / MIN_GPU_REPS`` (``do_bench`` would spend five estimating calls and a warm-up per round on
-    one or two samples) is timed call by call: ``MIN_GPU_REPS`` samples, then more only while the spread
+    ``rep_ms / MIN_GPU_REPS`` (a round would spend five estimating calls and a warm-up on one or two
+    samples) is timed call by call: ``MIN_GPU_REPS`` samples, then more only while the spread
     is above target and ``max_seconds`` have not passed.
 
     Example (needs a CUDA GPU):
         >>> import torch
         >>> x = torch.randn(4096, 4096, device="cuda")  # doctest: +SKIP
         >>> time_gpu(lambda: x @ x).timer  # doctest: +SKIP
-        'cuda-events'
+        'cuda-events/l2-read'
     """
-    from triton.testing import do_bench
-
     fn()  # compilation and first-call work stay out of the samples
     timed = _timed_calls(fn)
     start = time.perf_counter()
     samples = [timed()]
     if samples[0] * MIN_GPU_REPS > rep_ms:
         while True:
-            timing = summarize(samples, "cuda-events")
+            timing = summarize(samples, GPU_TIMER)
             if len(samples) >= MIN_GPU_REPS and (not timing.noisy or time.perf_counter() - start > max_seconds):
                 return timing
             samples.append(timed())
     samples = []  # a short call: the probe only chose the path
     start = time.perf_counter()
     while True:
-        samples += do_bench(fn, warmup=10, rep=rep_ms, return_mode="all")
-        timing = summarize(samples, "cuda-events")
+        samples += gpu_samples(fn, rep_ms=rep_ms)
+        timing = summarize(samples, GPU_TIMER)
         if not timing.noisy or time.perf_counter() - start > max_seconds:
             return timing
         rep_ms *= 2

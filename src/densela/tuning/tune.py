@@ -2,7 +2,7 @@
 
 For each product shape asked for (the GEMM cases of benchmark suites, or shapes given on the command line),
 every candidate configuration for its arithmetic and size class is timed on random operands as CUDA-graph
-replays of its launches (``graph_ms``: GPU time, ``triton.testing.do_bench``'s median, two passes over the
+replays of its launches (``graph_ms``: GPU time, the median of CUDA-event times after L2 flushes, two passes over the
 candidates, the second in reverse order; each candidate rated by its faster pass). Shapes that share a
 bucket (``densela.tuning.bucket``) pool their results: the bucket keeps the configuration with the best
 geometric mean of (fastest time / its time) over them. The winners are written to
@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+import numpy as np
 import torch
 
 from densela.tuning import (
@@ -166,14 +167,14 @@ class Shape:
 
 def graph_ms(fn: Callable[[], Any], rep_ms: float = 60.0, quantiles: Sequence[float] = (0.5,)) -> list[float]:
     """GPU time (ms, at ``quantiles``) of ``fn``'s launches: run once (compiling), captured in a CUDA graph, whose
-    replays ``triton.testing.do_bench`` times (L2 flushed before each, CUDA events). The host time of a call stays
+    replays ``bench.timing.gpu_samples`` times (L2 flushed before each, CUDA events). The host time of a call stays
     out: a configuration whose launch does more on the host (an operand copied for TMA, descriptors) would
     otherwise look slower than on ``matmul``'s path, which replays its launches behind the lab's L2 flush.
 
     >>> graph_ms(lambda: torch.ones(1 << 20, device="cuda") * 2)  # doctest: +SKIP
     [0.011]
     """
-    from triton.testing import do_bench
+    from densela.bench.timing import gpu_samples
 
     fn()
     side = torch.cuda.Stream()
@@ -184,8 +185,7 @@ def graph_ms(fn: Callable[[], Any], rep_ms: float = 60.0, quantiles: Sequence[fl
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         fn()
-    times = do_bench(graph.replay, warmup=10, rep=rep_ms, quantiles=list(quantiles))
-    return [float(t) for t in times] if len(quantiles) > 1 else [float(times)]  # one quantile comes back bare
+    return [float(t) for t in np.quantile(gpu_samples(graph.replay, rep_ms=rep_ms), list(quantiles))]
 
 
 def operands(shape: Shape, device: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
