@@ -3,7 +3,7 @@
 transpose_ (square and rectangular) across tile configurations, against the device-to-device copy measured
 in the same run. Writes JSON lines to $OUT/memory-explore.jsonl (or ./memory-explore.jsonl), prints a table.
 
-    python scripts/memory-explore.py [groups...]   # groups: hot transpose tnl tma tma_square tiles_ab copies small packed add square rect walk c2r split restride directions host (default: all)
+    python scripts/memory-explore.py [groups...]   # groups: hot transpose tnl tma tma_square tiles_ab copies small packed add flat square rect walk c2r split restride directions host (default: all)
 """
 
 from __future__ import annotations
@@ -275,6 +275,48 @@ def add(copy: float) -> None:
             t_now = ms(lambda: dl.add(a, b))
             record(group="add", shape=list(shape), dtype=str(dtype), layout=layout, current_pct=nbytes / t_now / 1e6 / copy * 100,
                    best_pct=nbytes / best[0] / 1e6 / copy * 100, best=list(best[1]), vs_torch=t_torch / best[0])  # fmt: skip
+
+
+@triton.jit
+def _flat_add_probe(a_ptr, b_ptr, o_ptr, M, BLOCK: tl.constexpr, EVICT: tl.constexpr, STREAM: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < M
+    policy: tl.constexpr = "evict_first" if EVICT else ""
+    a = tl.load(a_ptr + offsets, mask=mask, eviction_policy=policy).to(tl.float32)
+    b = tl.load(b_ptr + offsets, mask=mask, eviction_policy=policy).to(tl.float32)
+    tl.store(o_ptr + offsets, (a + b).to(o_ptr.dtype.element_ty), mask=mask, cache_modifier=".cs" if STREAM else "")
+
+
+def flat(copy: float) -> None:
+    """add of two operands alike (one dense run, ``add_tiles_kernel``'s FLAT path): items per program and warps,
+    against torch.add; then a probe kernel with evict-first loads and streaming stores at each item count."""
+    original = ADD.tile_config
+    for shape, dtype in [((4096, 4096), torch.float32), ((8192, 4096), torch.float32), ((4096, 4096), torch.bfloat16),
+                         ((8192, 4096), torch.bfloat16), ((4096, 4096), torch.float64), ((100000, 100), torch.float32)]:  # fmt: skip
+        a = torch.randn(shape, device="cuda").to(dtype)
+        b = torch.randn(shape, device="cuda").to(dtype)
+        out = torch.empty_like(a)
+        nbytes = 3 * a.numel() * a.element_size()
+        t_torch = ms(lambda: torch.add(a, b))
+        ADD.tile_config = original
+        t_now = ms(lambda: dl.add(a, b))
+        record(group="flat", shape=list(shape), dtype=str(dtype), cfg="current", pct=nbytes / t_now / 1e6 / copy * 100,
+               vs_torch=t_torch / t_now, torch_pct=nbytes / t_torch / 1e6 / copy * 100)  # fmt: skip
+        for items in (512, 1024, 2048, 4096, 8192, 16384):
+            for warps in (1, 2, 4, 8):
+                if items // (32 * warps) < 4:
+                    continue
+                with_config(ADD, TileConfig(items, 1, warps))
+                t = ms(lambda: dl.add(a, b))
+                record(group="flat", shape=list(shape), dtype=str(dtype), cfg=f"{items}/{warps}",
+                       pct=nbytes / t / 1e6 / copy * 100, vs_torch=t_torch / t)  # fmt: skip
+            for evict, stream in ((0, 0), (1, 0), (0, 1), (1, 1)):
+                grid = (triton.cdiv(a.numel(), items),)
+                t = ms(lambda: _flat_add_probe[grid](a, b, out, a.numel(), BLOCK=items, EVICT=evict, STREAM=stream,
+                                                     num_warps=4))  # fmt: skip
+                record(group="flat", shape=list(shape), dtype=str(dtype), cfg=f"probe {items}/4 evict={evict} cs={stream}",
+                       pct=nbytes / t / 1e6 / copy * 100, vs_torch=t_torch / t)  # fmt: skip
+        ADD.tile_config = original
 
 
 def square(copy: float) -> None:

@@ -178,13 +178,13 @@ def test_add_bad_input(build, error: type, match: str, device: str) -> None:
 
 
 @pytest.mark.parametrize("layout", ["row", "col"])
-@pytest.mark.parametrize("shape", [(7, 33), (40, 17), (1, 19)], ids=str)
+@pytest.mark.parametrize("shape", [(7, 33), (40, 17), (1, 19), (33, 65)], ids=str)
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float64], ids=str)
 def test_add_dense_alike_operands_run_flat(
     dtype: torch.dtype, shape: tuple[int, int], layout: Layout, device: str
 ) -> None:
-    """Operands and out of one dense layout are summed as one run of items (``_dense_alike``), the last
-    program's tail masked; every item of out written."""
+    """Operands and out of one dense layout are summed as one run of items (``_dense_alike``) in programs of
+    ``FLAT_TILE`` items (one to five here), the last program's tail masked; every item of out written."""
     a, b = make(shape, dtype, device, layout), make(shape, dtype, device, layout)
     out = poisoned(shape, dtype, device, layout)
     assert ADD_MODULE._dense_alike(a, b, out)

@@ -10,7 +10,7 @@ from densela import _errors
 from densela._arrays import Call, needs_int64, prepare
 from densela._launch import Launcher, cdiv, replayed
 from densela.kernels.elementwise import add_tiles_kernel
-from densela.tuning import tile_config
+from densela.tuning import FLAT_TILE, tile_config
 
 _ADD = Launcher(add_tiles_kernel)
 
@@ -67,9 +67,9 @@ def _run(call: Call, alpha: float, beta: float, shape: tuple[int, ...]) -> torch
 def launch_add(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, alpha: float, beta: float) -> None:
     """Launches ``out = alpha * a + beta * b`` (2-D, one shape and dtype, any strides) on checked tensors."""
     m, n = a.shape
-    cfg = tile_config(a.element_size())
     flat = _dense_alike(a, b, out)
-    if flat:  # one run of m * n items in the same order: tiles of consecutive items, no masked lanes per row
+    cfg = FLAT_TILE if flat else tile_config(a.element_size())
+    if flat:  # one run of m * n items in the same order: runs of consecutive items, no masked lanes per row
         m, n = m * n, 1
     tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n) if not flat else cdiv(m, cfg.block_m * cfg.block_n)
     _ADD((tiles,),

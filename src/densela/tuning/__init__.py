@@ -650,6 +650,14 @@ def tile_config(itemsize: int) -> TileConfig:
     return _TILE_BY_ITEMSIZE[itemsize]
 
 
+FLAT_TILE = TileConfig(512, 1, 4)
+"""``add`` of operands and a result that are one dense run alike (``add_tiles_kernel``'s FLAT path): 512 consecutive
+items a program, 4 warps, whatever the item size. H100, 2026-11-26 (``scripts/memory-explore.py flat``,
+bench-results/nvidia-h100/2026-11-26-l2-flush/call3-flat.jsonl): 1.00-1.03x torch.add on 4096^2 and 8192 x 4096
+float32, bfloat16 and float64 and on 100000 x 100 float32, where ``tile_config``'s tiles (4096 float32 items, 16384
+bfloat16, 2048 float64 a program) gave 0.93-0.97x in float32 and bfloat16; 1024 to 16384 items with 1 to 8 warps
+were slower on at least one of the shapes."""
+
 _SQUARE_TILES = {8: TileConfig(64, 64, 4)}
 """In-place square blocks' tiles where they differ from ``tile_config``: 8-byte items in 64 x 64 tiles (H100,
 2026-11-24, ``bench-results/nvidia-h100/2026-11-24-packed`` run3 and run8: float64 5000^2 at 88% of the copy
