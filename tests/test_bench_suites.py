@@ -150,7 +150,7 @@ def test_suite_is_well_formed(name: str) -> None:
     for c in suite.cases:
         assert c.op in OPS
         assert all(isinstance(d, int) and d >= 1 for d in c.shape)
-        assert c.itemsize in (2, 4, 8)
+        assert c.itemsize in (2, 4, 8) or (c.itemsize == 1 and c.op == "transpose")  # 8-bit: transposes only
         fp32_gemm = c.op == "gemm" and c.dtype == "float32"
         if c.op == "solve":
             assert c.precision in (None, *REFINE_MODES) and c.dtype == "float64" and c.cond and c.cond >= 1
@@ -390,11 +390,17 @@ def test_runs_limits() -> None:
 
 
 def test_memory_targets_cover_issue_5() -> None:
-    """Every dtype, both layouts, tall, wide and thin transposes (issue 5); add alike and transposed."""
+    """Every dtype, both layouts, tall, wide and thin transposes (issue 5), 8-bit ones of 64 MiB and more; add
+    alike and transposed."""
     cases = SUITES["memory-targets"].cases
-    for op, layouts in (("transpose", {"row", "col"}), ("add", {"row", "row+col"})):
+    for op, layouts, dtypes in (
+        ("transpose", {"row", "col"}, {"float32", "float64", "bfloat16", "int8"}),
+        ("add", {"row", "row+col"}, {"float32", "float64", "bfloat16"}),
+    ):
         mine = [c for c in cases if c.op == op]
         assert {c.layout for c in mine} == layouts
-        assert {c.dtype for c in mine} == {"float32", "float64", "bfloat16"}
+        assert {c.dtype for c in mine} == dtypes
     shapes = {c.shape for c in cases if c.op == "transpose"}
     assert {(100000, 100), (32768, 1024)} <= shapes
+    small = [c for c in cases if c.dtype == "int8"]
+    assert {min(c.shape) for c in small} == {100, 1024, 8192} and all(c.bytes >= 2 * (64 << 20) for c in small)

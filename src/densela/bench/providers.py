@@ -27,6 +27,7 @@ Inputs = dict[str, Any]
 Builder = Callable[[Case, Inputs], Callable[[], Any]]
 
 TORCH_DTYPES = {
+    "int8": torch.int8,
     "float16": torch.float16,
     "bfloat16": torch.bfloat16,
     "float32": torch.float32,
@@ -35,7 +36,8 @@ TORCH_DTYPES = {
 
 
 def make_inputs(case: Case, device: str | torch.device, seed: int = 0) -> Inputs:
-    """Random normal operands for ``case`` on ``device`` (never zeros), laid out as ``case.layout`` says.
+    """Random normal operands for ``case`` on ``device`` (never zeros; integers uniform over their type's range),
+    laid out as ``case.layout`` says.
 
     gemm: ``a``, ``b`` as the product uses them (``a`` m x k, ``b`` k x n; a transposed layout stores
     the operand the other way round and passes a ``.T`` view). transpose: ``a`` (column-major for layout
@@ -50,6 +52,9 @@ def make_inputs(case: Case, device: str | torch.device, seed: int = 0) -> Inputs
     dtype = TORCH_DTYPES[case.dtype]
 
     def randn(*shape: int) -> torch.Tensor:
+        if not dtype.is_floating_point:  # 8-bit integers: uniform over the type's range
+            info = torch.iinfo(dtype)
+            return torch.randint(info.min, info.max + 1, shape, generator=gen, device=device, dtype=dtype)
         wide = torch.float64 if dtype == torch.float64 else torch.float32
         return torch.randn(shape, generator=gen, device=device, dtype=wide).to(dtype)
 

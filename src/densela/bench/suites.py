@@ -99,7 +99,7 @@ class Case:
 
     @property
     def itemsize(self) -> int:
-        return {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}[self.dtype]
+        return {"int8": 1, "float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}[self.dtype]
 
     @property
     def flops(self) -> float:
@@ -280,6 +280,8 @@ _REFINE_CONDS = (1e2, 1e6)
 
 _MEMORY_TRANSPOSE = [(8192, 4096), (32768, 1024), (1024, 32768), (100000, 100), (100, 100000), (4096, 4096)]
 _MEMORY_ADD = [(8192, 4096), (4096, 4096), (100000, 100)]
+# 8-bit transposes (issue 5: "8-bit and 16-bit types too") on shapes of 64 MiB and more
+_MEMORY_TRANSPOSE_BYTES = [(8192, 8192), (65536, 1024), (1024, 65536), (700000, 100), (100, 700000)]
 
 # In-place transposition (issue 5): squares (one whose rows do not start on 16-byte boundaries), rectangles
 # whose sides share a large divisor (chunk moves), and sides sharing a small one or none (the C2R steps):
@@ -466,15 +468,16 @@ _SUITES = [
         name="memory-targets",
         description=(
             "Transposition and addition of 64 MiB and more (tall, wide and thin, row- and column-major; add "
-            "with both operands alike and with one transposed) in float32, float64 and bfloat16, against torch"
+            "with both operands alike and with one transposed) in float32, float64 and bfloat16, and transposes of "
+            "int8 on shapes of 64 MiB and more, against torch"
         ),
         source="densela (issue 5)",
         cases=tuple(
             Case(op, shape, dtype, layout=layout)
-            for dtype in ("float32", "float64", "bfloat16")
+            for dtype in ("float32", "float64", "bfloat16", "int8")
             for op, shapes, layouts in (
-                ("transpose", _MEMORY_TRANSPOSE, ("row", "col")),
-                ("add", _MEMORY_ADD, ("row", "row+col")),
+                ("transpose", _MEMORY_TRANSPOSE_BYTES if dtype == "int8" else _MEMORY_TRANSPOSE, ("row", "col")),
+                ("add", () if dtype == "int8" else _MEMORY_ADD, ("row", "row+col")),
             )
             for shape in shapes
             for layout in layouts
