@@ -452,6 +452,20 @@ def test_thin_transposes_get_tiles_spanning_the_short_side(monkeypatch, m, n, st
     assert tuning.transpose_tiles(128, 512, 512, 1, 8) == tuning.tile_config(8)  # a side of 128: the old tiles
 
 
+@pytest.mark.parametrize(
+    "m, n, strides, pack, want",
+    [(100, 700000, (700000, 1), 1, (128, 128, 4)), (700000, 100, (1, 700000), 1, (128, 128, 4)),
+     (700000, 100, (100, 1), 1, None), (100, 700000, (1, 100), 1, None),
+     (100, 700000, (700000, 1), 4, None), (8192, 8192, (8192, 1), 1, None)],
+)  # fmt: skip
+def test_thin_byte_transposes_read_along_the_long_side_take_four_warps(monkeypatch, m, n, strides, pack, want):
+    """1-byte items moved one by one, a side of at most 128 read along the long side (rows of 100 items written):
+    128 x 128 tiles of 4 warps; read along the short side, packed, or with no short side: the tiles before."""
+    monkeypatch.setattr(tuning, "INTERPRET", False)
+    before = tuning._PACKED_TILES[pack] if pack > 1 else tuning.tile_config(1)
+    assert tuple(tuning.transpose_tiles(m, n, *strides, 1, pack)) == (want or tuple(before))
+
+
 def test_in_place_squares_of_8_byte_items_take_64_wide_tiles(monkeypatch):
     """In-place squares of 8-byte items take 64 x 64 tiles (the out-of-place kernels keep 32 x 64); others share
     ``tile_config``'s."""
