@@ -102,7 +102,9 @@ def test_launch_transpose_of_batches(
 
 @pytest.mark.parametrize("shape", [(1030, 100), (100, 1030), (1030, 6), (44, 2)], ids=str)
 @pytest.mark.parametrize("layout", ["row", "col", "strided"])
-@pytest.mark.parametrize("dtype, alpha", [(torch.int16, 1.0), (torch.complex64, 1.0), (torch.float32, -0.5)], ids=str)
+@pytest.mark.parametrize(
+    "dtype, alpha", [(torch.int8, 1.0), (torch.int16, 1.0), (torch.complex64, 1.0), (torch.float32, -0.5)], ids=str
+)
 def test_transpose_of_thin_matrices_with_hints(
     dtype: torch.dtype, alpha: float, layout: Layout, shape, device: str
 ) -> None:
