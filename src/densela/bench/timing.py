@@ -66,7 +66,8 @@ _flush_buffers: dict[int, Any] = {}
 
 
 def flush_l2() -> None:
-    """Evicts the current CUDA device's L2 cache by reading ``FLUSH_BYTES`` (its lines left clean).
+    """Evicts the current CUDA device's L2 cache by reading ``FLUSH_BYTES`` (its lines left clean), from a buffer
+    allocated on the device's first flush and kept for the process's later ones.
 
     ``triton.testing.do_bench`` flushes by zeroing a buffer, which leaves an L2 full of dirty lines that the timed
     call then writes back to memory: on the H100 that cost a 100 MB copy or transpose 6-8 us of its 67-77 (a copy of
