@@ -70,9 +70,10 @@ def flush_l2() -> None:
     allocated on the device's first flush and kept for the process's later ones.
 
     ``triton.testing.do_bench`` flushes by zeroing a buffer, which leaves an L2 full of dirty lines that the timed
-    call then writes back to memory: on the H100 that cost a 100 MB copy or transpose 6-8 us of its 67-77 (a copy of
-    the same bytes 73.3 us against 67.8 after a flush by reading, and densela's transpose of 5000^2 float32 76.5
-    against 69.9; the 2 GiB copy of the ceiling 1421 against 1414: bench-results/nvidia-h100/2026-11-26-l2-flush/).
+    call then writes back to memory: on the H100 that cost the copy or transpose of a 100 MB matrix 6-8 us of its
+    67-77 (a copy of the same bytes 73.3 us against 67.8 after a flush by reading, densela's transpose of 5000^2
+    float32 76.5 against 69.9, the 2 GiB copy of the ceiling 1421 against 1414:
+    bench-results/nvidia-h100/2026-11-26-l2-flush/).
     Reading evicts as thoroughly and leaves nothing to write back, so a call is timed on its own traffic.
 
     Example (needs a CUDA GPU):
