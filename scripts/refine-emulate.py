@@ -1,9 +1,12 @@
 """CPU experiment: how densela's GMRES-IR (``solve(refine=...)``) behaves with float32 factors whose trailing
-updates take TF32-rounded operands (or none), for four factorizations: LAPACK's partial pivoting (densela's);
+updates take TF32-rounded operands (or none), for five factorizations: LAPACK's partial pivoting (densela's);
 the matrix multiplied by two random butterflies of depth 2 (Baboulin, Dongarra, Herrmann and Tomov, ACM TOMS
 2013) and factored without interchanges; the same with interchanges only inside each 32-row diagonal block;
-and block-local interchanges alone. The last three need no grid-wide pivot search per column, the panel
-cost that bounds densela's factorization; this is the check of whether refinement can afford them.
+block-local interchanges alone; and tournament pivoting (CALU's TSLU, Grigori, Demmel and Xiang, SIAM J. Matrix
+Anal. Appl. 2011): each block column's pivot rows chosen by partial pivoting within blocks of TOURNAMENT_ROWS rows,
+then between the blocks' candidates pairwise up a binary tree, the block column then factored without further
+interchanges. The last four need no grid-wide pivot search per column, the panel cost that bounds densela's
+factorization; this is the check of whether refinement can afford them.
 
 The factorizations are emulated in PyTorch on random A = U diag(s) V^T of a given condition number, operands
 rounded to TF32 (10 mantissa bits, nearest even) and products in float64; densela's own refinement loop
@@ -13,7 +16,7 @@ condition number of the preconditioned matrix M^-1 A, the preconditioner applica
 and whether it converged or fell back to float64.
 
 Usage: python scripts/refine-emulate.py [tf32|fp32] [n] [cond ...] [--methods partial,block] [--no-kappa]
-       (defaults: tf32, 512, 1e2 1e4 1e6, all four factorizations)
+       (defaults: tf32, 512, 1e2 1e4 1e6, all five factorizations)
 """
 
 from __future__ import annotations
@@ -40,6 +43,38 @@ ROUNDING = ["tf32"]
 """How the trailing updates' operands are rounded: "tf32", or "fp32" (not at all: float32 factors)."""
 PANEL = 32
 """Rows of the diagonal block that "block" pivoting searches (densela's narrowest panel)."""
+TOURNAMENT_ROWS = 256
+"""Rows of each leaf block of "tournament" pivoting (one program's share of a panel)."""
+
+
+def _gepp_rows(block: torch.Tensor, count: int) -> torch.Tensor:
+    """Positions (in ``block``'s rows) of the first ``count`` pivots of partial pivoting on ``block``, in order."""
+    a = block.clone()
+    order = torch.arange(a.shape[0])
+    for j in range(min(count, a.shape[0], a.shape[1])):
+        p = j + int(torch.argmax(a[j:, j].abs()))
+        if p != j:
+            a[[j, p]] = a[[p, j]]
+            order[[j, p]] = order[[p, j]]
+        if a[j, j] != 0:
+            a[j + 1 :, j] /= a[j, j]
+            a[j + 1 :, j + 1 :] -= torch.outer(a[j + 1 :, j], a[j, j + 1 :])
+    return order[: min(count, a.shape[0])]
+
+
+def _tournament(panel: torch.Tensor) -> torch.Tensor:
+    """Rows (of ``panel``, m x w) that tournament pivoting puts first, in pivot order: partial pivoting's first w
+    pivots within each block of TOURNAMENT_ROWS rows, then within pairs of the blocks' candidates up a binary
+    tree."""
+    w = panel.shape[1]
+    groups = [
+        torch.arange(s, min(s + TOURNAMENT_ROWS, panel.shape[0])) for s in range(0, panel.shape[0], TOURNAMENT_ROWS)
+    ]
+    groups = [g[_gepp_rows(panel[g], w)] for g in groups]
+    while len(groups) > 1:
+        pairs = [torch.cat(groups[i : i + 2]) for i in range(0, len(groups), 2)]
+        groups = [g[_gepp_rows(panel[g], w)] for g in pairs]
+    return groups[0]
 
 
 def lu_tf32(a32: torch.Tensor, pivot: str, nb: int = 128) -> tuple[torch.Tensor, torch.Tensor]:
@@ -50,8 +85,14 @@ def lu_tf32(a32: torch.Tensor, pivot: str, nb: int = 128) -> tuple[torch.Tensor,
     perm = torch.arange(n)
     for k in range(0, n, nb):
         w = min(nb, n - k)
+        if pivot == "tournament":  # the block column's pivot rows first, in order; the others keep theirs
+            chosen = k + _tournament(a[k:, k : k + w].double())
+            rest = torch.tensor([r for r in range(k, n) if r not in set(chosen.tolist())], dtype=torch.long)
+            rows = torch.cat([chosen, rest])
+            a[k:] = a[rows]
+            perm[k:] = perm[rows]
         for j in range(k, k + w):
-            end = {"partial": n, "block": (j // PANEL + 1) * PANEL, "none": j + 1}[pivot]
+            end = {"partial": n, "block": (j // PANEL + 1) * PANEL, "none": j + 1, "tournament": j + 1}[pivot]
             window = a[j:end, j]
             p = j + int(torch.argmax(window.abs()))
             if p != j:
@@ -130,8 +171,9 @@ METHODS = {
     "butterflies": (True, "none"),
     "butterflies-block": (True, "block"),
     "block": (False, "block"),
+    "tournament": (False, "tournament"),
 }
-"""The factorizations compared: (random butterflies, interchanges: "partial", "block" or "none")."""
+"""The factorizations compared: (random butterflies, interchanges: "partial", "block", "tournament" or "none")."""
 
 
 def main() -> None:
