@@ -1,8 +1,8 @@
 """LU on the GPU: correctness at sizes the interpreter cannot reach, then timings against torch's cuSOLVER
 and MAGMA paths, for block-width variants. Writes $OUT/lu-explore.jsonl and prints a table.
 
-Usage: python scripts/lu-explore.py [check] [time] [panel] [profile] [batched] [warp] [batch-profile] [whole]
-       [refine] [solve] [batch-blocks] [eager-bytes] [small-host] [interchange-groups] [--sizes 1000,4096]
+Usage: python scripts/lu-explore.py [check] [time] [panel] [tournament] [profile] [batched] [warp] [batch-profile]
+       [whole] [refine] [solve] [batch-blocks] [eager-bytes] [small-host] [interchange-groups] [--sizes 1000,4096]
        [--blocks 128,32 256,32] [--inverse-blocks 128,256,512] [--groups 32,64,128,256]
 """
 
@@ -202,6 +202,48 @@ def panel(sizes: list[int]) -> None:
                       f"({ms * 1000 / 32:.2f} us per column), identical {same}")  # fmt: skip
                 record(kind="panel", m=m, dtype=str(dtype), panel_rows=rows, panel_per_sm=per_sm, us=ms * 1000,
                        identical=same)  # fmt: skip
+
+
+def tournament_rows(src: torch.Tensor) -> torch.Tensor:
+    """The pivot rows (positions in the m x w ``src``, in pivot order) that tournament pivoting picks on densela's
+    panel kernel: partial pivoting's first w pivots within each group of ``ONE_PROGRAM_ELEMENTS / w`` rows (one
+    launch, a program per group), then within groups of those candidates of the same size, level by level, until one
+    group is left (docs/lu.md, bench-results/cpu-emulation/2026-11-26-tournament). m must be a multiple of the group."""
+    m, w = src.shape
+    size = lu_module.ONE_PROGRAM_ELEMENTS // w
+    rows = torch.arange(m, device=src.device)
+    while True:
+        group = min(size, rows.numel())
+        count = rows.numel() // group
+        mats = torch.empty((count, w, group), dtype=src.dtype, device=src.device).mT
+        mats.copy_(src[rows].reshape(count, group, w))
+        work = lu_module._Work(mats, torch.empty((count, w), dtype=torch.int32, device=src.device),
+                               torch.zeros(count, dtype=torch.int32, device=src.device), "ieee")  # fmt: skip
+        lu_module._launch_panel(mats, work.piv, work.info, 0, work)
+        rows = rows.reshape(count, group).gather(1, work.perm[:, :w].long()).reshape(-1)
+        if count == 1:
+            return rows
+
+
+def tournament(sizes: list[int]) -> None:
+    """The pivot search of one m x 32 panel: the panel kernel (its rows over up to one program per SM, agreeing on
+    each pivot through global memory) against tournament pivoting's levels of one-program searches
+    (``tournament_rows``: the search only, without the panel's L21 = A21 U11^-1), GPU times (the panel kernel's less
+    that of restoring its input); and how many of the tournament's rows are partial pivoting's on the same panel."""
+    for m in sizes:
+        for dtype in (torch.float64, torch.float32):
+            src = torch.randn(32, m, dtype=dtype, device=DEV).mT
+            work, reset, run = panel_runner(src)
+            run()
+            pivots = work.perm[0, :32].long().clone()
+            ms = bench(run, 0.5)[0] - bench(reset, 0.3)[0]
+            chosen = tournament_rows(src)
+            ms_t = bench(partial(tournament_rows, src), 0.5)[0]
+            same = int((chosen == pivots).sum())
+            print(f"pivot search m={m} {str(dtype)[6:]}: panel kernel {ms * 1000:.1f} us, tournament "
+                  f"{ms_t * 1000:.1f} us; {same} of 32 pivot rows as partial pivoting's")  # fmt: skip
+            record(kind="tournament", m=m, dtype=str(dtype), panel_us=ms * 1000, tournament_us=ms_t * 1000,
+                   same_rows=same)  # fmt: skip
 
 
 def print_kernels(kernels: dict[str, list[float]], top: int = 8) -> None:
@@ -591,6 +633,8 @@ def main() -> None:
         timing(sizes, blocks)
     if "panel" in args.what:
         panel(sizes)
+    if "tournament" in args.what:
+        tournament(sizes)
     if "profile" in args.what:
         lu_module.DEPENDENT_LAUNCHES = DEPENDENT[0]
         if ROW_MAJOR[0] is not None:
