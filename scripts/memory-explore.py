@@ -3,7 +3,7 @@
 transpose_ (square and rectangular) across tile configurations, against the device-to-device copy measured
 in the same run. Writes JSON lines to $OUT/memory-explore.jsonl (or ./memory-explore.jsonl), prints a table.
 
-    python scripts/memory-explore.py [groups...]   # groups: hot transpose tnl tma tma_square tiles_ab copies small packed add flat square rect walk c2r split restride directions host (default: all)
+    python scripts/memory-explore.py [groups...]   # groups: hot transpose tnl tma tma_square tiles_ab copies small packed add flat whole square rect walk c2r split restride directions host (default: all)
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import math
 import os
 import sys
 import time
+from functools import partial
 
 import numpy as np
 import torch
@@ -317,6 +318,44 @@ def flat(copy: float) -> None:
                 record(group="flat", shape=list(shape), dtype=str(dtype), cfg=f"probe {items}/4 evict={evict} cs={stream}",
                        pct=nbytes / t / 1e6 / copy * 100, vs_torch=t_torch / t)  # fmt: skip
         ADD.tile_config = original
+
+
+@triton.jit
+def _rows_written_whole(a_ptr, out_ptr, N, ROWS: tl.constexpr, BLOCK: tl.constexpr, W: tl.constexpr):
+    """out = a.T for a ROWS x N row-major ``a`` of bytes (ROWS <= W): a program's BLOCK output rows of ROWS bytes are
+    one run of BLOCK * ROWS bytes, stored as W lines of BLOCK bytes after a gather in registers."""
+    c0 = tl.program_id(0) * BLOCK
+    i = tl.arange(0, W)
+    j = tl.arange(0, BLOCK)
+    t = tl.load(a_ptr + i[:, None] * N + c0 + j[None, :], mask=(i[:, None] < ROWS) & (c0 + j[None, :] < N), other=0)
+    p = tl.arange(0, W)[:, None] * BLOCK + tl.arange(0, BLOCK)[None, :]
+    src = (p % ROWS) * BLOCK + tl.minimum(p // ROWS, BLOCK - 1)
+    vals = tl.gather(tl.reshape(t, (W * BLOCK,)), tl.reshape(src, (W * BLOCK,)), 0)
+    tl.store(
+        out_ptr + c0 * ROWS + p, tl.reshape(vals, (W, BLOCK)), mask=(p < BLOCK * ROWS) & (c0 * ROWS + p < N * ROWS)
+    )
+
+
+def whole(copy: float) -> None:
+    """Thin 1-byte transposes that write rows of 100 bytes (100 x N row-major, the memory of N x 100 column-major):
+    a probe kernel that stores each program's output as one contiguous run after a gather in registers
+    (``_rows_written_whole``), per BLOCK and warps, against dl.transpose; bit for bit against torch."""
+    for n in (400000, 700000):
+        x = torch.randint(-128, 128, (100, n), dtype=torch.int8, device="cuda")
+        out = torch.empty((n, 100), dtype=torch.int8, device="cuda")
+        nbytes = 2 * x.numel()
+        t_now = ms(lambda: dl.transpose(x))
+        record(group="whole", shape=[100, n], cfg="dl.transpose", pct=nbytes / t_now / 1e6 / copy * 100)
+        for block in (32, 64, 128):
+            for warps in (4, 8):
+                grid = (triton.cdiv(n, block),)
+                run = partial(_rows_written_whole[grid], x, out, n, ROWS=100, BLOCK=block, W=128, num_warps=warps)
+                out.fill_(7)
+                run()
+                exact = bool(torch.equal(out, x.T))
+                t = ms(run)
+                record(group="whole", shape=[100, n], cfg=f"{block}/{warps}", exact=exact,
+                       pct=nbytes / t / 1e6 / copy * 100)  # fmt: skip
 
 
 def square(copy: float) -> None:
