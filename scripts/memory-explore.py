@@ -16,14 +16,13 @@ import sys
 import time
 from functools import partial
 
-import numpy as np
 import torch
 import triton
 import triton.language as tl
 
 import densela as dl
 from densela._launch import kept_counters
-from densela.bench.timing import gpu_samples, host_us, kernel_times, peak_extra_bytes
+from densela.bench.timing import gpu_median_ms, host_us, kernel_times, peak_extra_bytes
 from densela.tuning import TileConfig
 
 TR = importlib.import_module("densela.transpose")
@@ -36,7 +35,7 @@ rows: list[dict] = []
 
 
 def ms(fn) -> float:
-    return float(np.median(gpu_samples(fn, warmup_ms=5.0, rep_ms=40.0)))
+    return gpu_median_ms(fn, warmup_ms=5.0, rep_ms=40.0)
 
 
 def record(**row) -> None:

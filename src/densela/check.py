@@ -2,7 +2,7 @@
 
 Each case runs one operation on random matrices, measures the normwise relative error
 ``||out - ref||_F / ||ref||_F`` of densela's result and of torch's (cuBLAS on a GPU) against a float64
-reference computed with NumPy, and on a GPU times both (``bench.timing.gpu_samples``: median, ms, L2 flushed
+reference computed with NumPy, and on a GPU times both (``bench.timing.gpu_median_ms``: median, ms, L2 flushed
 before each call).
 A case fails when densela's error exceeds its bound; torch's error is shown for comparison only.
 
@@ -299,10 +299,10 @@ def run_checks(size: str | int | None = "small", *, only: Sequence[str] | None =
         with torch_tf32(case.tf32):
             row.err_torch = relative_error(case.torch(), case.reference)
             if gpu:
-                from densela.bench.timing import gpu_samples
+                from densela.bench.timing import gpu_median_ms
 
-                row.ms_densela = float(np.median(gpu_samples(case.densela, warmup_ms=25.0, rep_ms=100.0)))
-                row.ms_torch = float(np.median(gpu_samples(case.torch, warmup_ms=25.0, rep_ms=100.0)))
+                row.ms_densela = gpu_median_ms(case.densela, warmup_ms=25.0, rep_ms=100.0)
+                row.ms_torch = gpu_median_ms(case.torch, warmup_ms=25.0, rep_ms=100.0)
         rows.append(row)
         if gpu:
             torch.cuda.empty_cache()

@@ -9,16 +9,14 @@ These are the ceilings every "% of ceiling" column divides by. The cache lives i
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 from densela._env import cache_dir, gpu_slug
-from densela.bench.timing import gpu_samples
+from densela.bench.timing import gpu_median_ms
 
 Ceilings = dict[str, Any]
 
@@ -55,14 +53,10 @@ def peak_for(ceilings: Ceilings, dtype: str, precision: str | None) -> float:
     return peaks["tf32"] / 3.0 if key == "tf32x3" else peaks[key]
 
 
-def _median_ms(fn: Callable[[], Any]) -> float:
-    return float(np.median(gpu_samples(fn, warmup_ms=25.0, rep_ms=200.0)))
-
-
 def _copy_ms(device: torch.device) -> float:
     src = torch.randn(COPY_BYTES // 4, device=device)
     dst = torch.empty_like(src)
-    return _median_ms(lambda: dst.copy_(src))
+    return gpu_median_ms(lambda: dst.copy_(src), warmup_ms=25.0, rep_ms=200.0)
 
 
 def measure_ceilings(progress: bool = True) -> Ceilings:
@@ -85,7 +79,7 @@ def measure_ceilings(progress: bool = True) -> Ceilings:
         saved = torch.backends.cuda.matmul.allow_tf32
         torch.backends.cuda.matmul.allow_tf32 = name == "tf32"
         try:
-            ms = _median_ms(lambda a=a, b=b: torch.matmul(a, b))
+            ms = gpu_median_ms(lambda a=a, b=b: torch.matmul(a, b), warmup_ms=25.0, rep_ms=200.0)
         finally:
             torch.backends.cuda.matmul.allow_tf32 = saved
         peaks[name] = 2.0 * PEAK_SIZE**3 / (ms * 1e-3) / 1e12

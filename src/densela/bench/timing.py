@@ -126,6 +126,19 @@ def gpu_samples(fn: Callable[[], Any], *, warmup_ms: float = 10.0, rep_ms: float
     return [float(begin.elapsed_time(end)) for begin, end in events]
 
 
+def gpu_median_ms(fn: Callable[[], Any], *, warmup_ms: float = 10.0, rep_ms: float = 60.0) -> float:
+    """The median of ``gpu_samples``: one round, no spread target (``time_gpu`` repeats rounds until the spread is
+    small).
+
+    Example (needs a CUDA GPU):
+        >>> import torch
+        >>> x = torch.randn(4096, 4096, device="cuda")  # doctest: +SKIP
+        >>> gpu_median_ms(lambda: x @ x) > 0  # doctest: +SKIP
+        True
+    """
+    return float(np.median(gpu_samples(fn, warmup_ms=warmup_ms, rep_ms=rep_ms)))
+
+
 def _timed_calls(fn: Callable[[], Any]) -> Callable[[], float]:
     """A function timing one call of ``fn`` with CUDA events after ``flush_l2``, as ``gpu_samples`` times each
     of its repetitions; returns milliseconds."""

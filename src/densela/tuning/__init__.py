@@ -710,7 +710,6 @@ def transpose_tiles(m: int, n: int, stride_m: int, stride_n: int, itemsize: int,
     if INTERPRET or itemsize not in (1, 4, 8) or min(m, n) > THIN_SIDE or max(m, n) < 8 * THIN_SIDE:
         return cfg
     short_is_m = m <= n
-    short = max(16, min(THIN_SIDE, 1 << (min(m, n) - 1).bit_length()))
     read_along_short = (stride_m == 1) if short_is_m else (stride_n == 1)
     if itemsize == 1:
         return _BYTE_THIN_TILES if pack == 1 and not read_along_short else cfg
@@ -718,6 +717,7 @@ def transpose_tiles(m: int, n: int, stride_m: int, stride_n: int, itemsize: int,
         if not short_is_m:
             return cfg
         return TileConfig(THIN_SIDE, 16, 2) if read_along_short else TileConfig(THIN_SIDE, 32, 4)
+    short = max(16, min(THIN_SIDE, 1 << (min(m, n) - 1).bit_length()))
     long_block = THIN_SIDE * THIN_SIDE // short if read_along_short else 32
     warps = 8 if read_along_short else 4
     return TileConfig(short, long_block, warps) if short_is_m else TileConfig(long_block, short, warps)
