@@ -420,7 +420,7 @@ def _gemm_forced_through(monkeypatch, launcher: str, cfg, dtype, shape, layouts,
     _forced(monkeypatch, cfg)
     taken = []
     launch = getattr(GEMM_MODULE, launcher)
-    monkeypatch.setattr(GEMM_MODULE, launcher, lambda *args: taken.append(args[-2]) or launch(*args))
+    monkeypatch.setattr(GEMM_MODULE, launcher, lambda *args, **kw: taken.append(args[7]) or launch(*args, **kw))
     m, n, k = shape
     a, b = make((m, k), dtype, device, layouts[0]), make((k, n), dtype, device, layouts[1])
     c, out = make((m, n), dtype, device), poisoned((m, n), dtype, device)
@@ -524,7 +524,7 @@ def _warp_specialized_case(device, monkeypatch, cfg, dtype, precision, shape, la
     _forced(monkeypatch, cfg)
     taken = []
     launch_ws = GEMM_MODULE._launch_ws
-    monkeypatch.setattr(GEMM_MODULE, "_launch_ws", lambda *args: taken.append(args[-2]) or launch_ws(*args))
+    monkeypatch.setattr(GEMM_MODULE, "_launch_ws", lambda *args, **kw: taken.append(args[7]) or launch_ws(*args, **kw))
     for _ in range(2):
         a, b = make((m, k), dtype, device, a_layout), make((k, n), dtype, device, b_layout)
         c, out = make((m, n), dtype, device), poisoned((m, n), dtype, device)
@@ -567,6 +567,68 @@ def test_write_bound_16bit_tiles(device, monkeypatch, dtype, m, n, k, a_layout, 
     cfg = densela.tuning._GEMM_WRITE_16BIT
     taken = _gemm_forced_through(monkeypatch, "_launch_tma", cfg, dtype, (m, n, k), (a_layout, b_layout), device)
     assert taken == [cfg], "the product did not run on the TMA kernel"
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("m, n, k", [(64, 4096, 4096), (4096, 100, 1024), (8, 300, 1100), (120, 1000, 2052)])
+@pytest.mark.parametrize("a_layout, b_layout", [("row", "row"), ("col", "row"), ("col", "col"), ("row", "col")])
+def test_thin_tf32_products_on_mma_v2(device, monkeypatch, m, n, k, a_layout, b_layout):
+    """Thin TF32 products with an operand not K-major run on the warp-specialized kernel's ``mma_v2`` path, both
+    operands read where they are (no copies; a K-major B with an M-major A swapped, the tiles stored transposed),
+    split along K, edge tiles of 64 and 128 rows, alpha, beta and C; both K-major stays on the tables' path. Replayed
+    by matmul on new data."""
+    if not densela.tuning.warp_specialized(torch.cuda.current_device()):
+        pytest.skip("the warp-specialized kernel runs on Hopper GPUs")
+    taken, copies = [], []
+    launch_ws, real = GEMM_MODULE._launch_ws, GEMM_MODULE.launch_transpose
+    monkeypatch.setattr(GEMM_MODULE, "_launch_ws", lambda *args, **kw: taken.append(kw) or launch_ws(*args, **kw))
+    monkeypatch.setattr(GEMM_MODULE, "launch_transpose", lambda *args, **kw: copies.append(1) or real(*args, **kw))
+    for _ in range(2):
+        a, b = make((m, k), torch.float32, device, a_layout), make((k, n), torch.float32, device, b_layout)
+        c, out = make((m, n), torch.float32, device), poisoned((m, n), torch.float32, device)
+        dl.gemm(a, b, c, alpha=-0.5, beta=2.0, out=out, precision="tf32")
+        check(out, a, b, c, alpha=-0.5, beta=2.0, precision="tf32", what=f"gemm {m} x {n} x {k}")
+        check(dl.matmul(a, b, precision="tf32"), a, b, precision="tf32", what=f"matmul {m} x {n} x {k}")
+    both_k_major = (a_layout, b_layout) == ("row", "col")
+    assert all(kw == {"mma2": not both_k_major} for kw in taken) and (both_k_major or len(taken) == 2)
+    assert not copies, "operands TMA reads in place are not copied"
+
+
+def test_thin_tf32_products_with_an_operand_not_k_major_take_mma_v2(device, monkeypatch):
+    """``_tf32_mma2``'s rule (tuning.TF32_MMA2_SIDE): 2-D TF32 products with a short output side, a long K and an
+    operand TMA reads in place but not K-major; ``launch_gemm`` then takes ``tf32_mma2_config``'s tiles."""
+    monkeypatch.setattr(GEMM_MODULE, "warp_specialized", lambda device: True)
+    rule = GEMM_MODULE._tf32_mma2
+    side = densela.tuning.TF32_MMA2_SIDE
+    k = densela.tuning.SPLIT_K_MIN_K
+
+    def takes(m, n, k, a_layout, b_layout, precision="tf32", dtype=torch.float32):
+        a, b = make((m, k), dtype, device, a_layout), make((k, n), dtype, device, b_layout)
+        return rule(a, b, None, torch.empty(m, n, dtype=dtype, device=device), precision, None)
+
+    assert takes(side, 256, k, "row", "row") and takes(256, side, k, "col", "row") and takes(8, 256, k, "col", "col")
+    assert not takes(side, 256, k, "row", "col"), "both K-major: wgmma reads them"
+    assert not takes(side + 1, 256, k, "row", "row") and not takes(side, 256, k - 1, "row", "row")
+    assert not takes(side, 256, k, "row", "row", "ieee") and not takes(side, 256, k, "row", "row", "tf32x3")
+    assert not takes(side, 256, k, "row", "row", None, torch.bfloat16)
+    assert not takes(side, 256, k + 1, "row", "row"), "rows of K + 1 float32 are not 16-byte aligned: TMA cannot"
+    cfg = densela.tuning.tf32_mma2_config(64, 4096, 4096, None)
+    assert (cfg.kernel, cfg.block_m, cfg.block_n, cfg.block_k) == ("ws", 64, 128, 32)
+    assert densela.tuning.tf32_mma2_config(4096, 64, 4096, None)[:2] == (128, 64)
+
+    seen = []
+
+    def launch_ws(a, b, c, out, alpha, beta, precision, cfg, device, mma2=False):  # records, runs on tiles
+        seen.append((cfg, mma2))
+        GEMM_MODULE._launch_tiles(a, b, c, out, alpha, beta, precision, cfg._replace(kernel="tiles", split_k=1))
+
+    tiles = densela.tuning.GemmConfig(16, 16, 16, 4, 1, 1)
+    monkeypatch.setattr(GEMM_MODULE, "_launch_ws", launch_ws)
+    monkeypatch.setattr(GEMM_MODULE, "gemm_config", lambda *args, **kw: tiles)
+    monkeypatch.setattr(GEMM_MODULE, "tf32_mma2_config", lambda *args: tiles._replace(kernel="ws"))
+    a, b = make((8, k), torch.float32, device), make((k, 24), torch.float32, device)
+    check(dl.matmul(a, b, precision="tf32"), a, b, precision="tf32", what="thin TF32")
+    assert seen == [(tiles._replace(kernel="ws"), True)]
 
 
 @pytest.mark.gpu
@@ -706,7 +768,7 @@ def test_mid_sized_ws_products_fall_back_for_unaligned_operands(device, monkeypa
         asked.append(tma)
         return densela.tuning.GemmConfig(16, 16, 16, 4, 1, 1, "ws" if tma else "tiles")
 
-    def launch_ws(a, b, c, out, alpha, beta, precision, cfg, device):  # records, then runs on the tiles kernel
+    def launch_ws(a, b, c, out, alpha, beta, precision, cfg, device, mma2=False):  # records, runs on the tiles kernel
         taken.append(cfg.kernel)
         GEMM_MODULE._launch_tiles(a, b, c, out, alpha, beta, precision, cfg._replace(kernel="tiles"))
 

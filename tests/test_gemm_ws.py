@@ -55,6 +55,13 @@ def _cases() -> list:
                     name += f"-{'k' if order[0] else 'm'}{'k' if order[1] else 'n'}{'-t' if order[2] else ''}"
                     name += "-c" if has_c else ""
                     cases.append(pytest.param(dtype, precision, cfg, *order, has_c, id=name))
+    # thin TF32 on mma_v2 (``tuning.tf32_mma2_config``): an N-major B beside either A, and swapped (stored transposed)
+    for m, n in ((64, 4096), (4096, 64), (128, 4096)):
+        for order, split in (((True, False, False), 4), ((False, False, False), 1), ((True, False, True), 1)):
+            cfg = densela.tuning.tf32_mma2_config(m, n, 4096, None)._replace(split_k=split)
+            name = f"tf32-mma2-{cfg.block_m}x{cfg.block_n}-split{split}-{'k' if order[0] else 'm'}n"
+            name += "-t" if order[2] else ""
+            cases.append(pytest.param(torch.float32, "tf32", cfg, *order, False, id=name))
     # float32 FMA split along K (``tuning._ws_split``): an epilogue of float32 partial sums, in both operand orders
     split = densela.tuning._GEMM_LARGE["ieee"]._replace(split_k=4)
     for order in _orders("ieee")[::2]:

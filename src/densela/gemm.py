@@ -34,6 +34,8 @@ from densela.kernels.gemm_ws import (
 )
 from densela.transpose import launch_transpose
 from densela.tuning import (
+    SPLIT_K_MIN_K,
+    TF32_MMA2_SIDE,
     THIN_K,
     TMA_MIN_WORK,
     WS_MIN_WORK,
@@ -42,6 +44,7 @@ from densela.tuning import (
     arithmetic,
     gemm_config,
     multiprocessors,
+    tf32_mma2_config,
     tile_config,
     warp_specialized,
     without_warp_specialization,
@@ -236,6 +239,9 @@ def launch_gemm(
             # the mid-sized products the tables send there (tuning.MID_WS_FROM_WORK), unless TMA cannot read their
             # operands or write their output where they are
             cfg = gemm_config(m, n, k, a.dtype, precision, batch=batch, device=device, tma=False)
+    mma2 = _tf32_mma2(a, b, c, out, precision, device)
+    if chosen and mma2:
+        cfg = tf32_mma2_config(m, n, k, device)
     if cfg.kernel == "tiles" and _fma_b_k_major(a, b, out, precision):
         if a.stride(0) != 1 and not _padded(a, b, precision):
             # both K-major: the smaller operand copied into the other order (the padded copies make B N-major)
@@ -252,7 +258,7 @@ def launch_gemm(
     if cfg.kernel == "tiles" or out.ndim != 2 or k == 0:
         _launch_tiles(a, b, c, out, alpha, beta, precision, cfg)
     elif cfg.kernel == "ws" and _ws_takes(a, c, out, precision, device, cfg.split_k):
-        _launch_ws(a, b, c, out, alpha, beta, precision, cfg, device)
+        _launch_ws(a, b, c, out, alpha, beta, precision, cfg, device, mma2=mma2)
     elif cfg.kernel == "ws" and (arithmetic(a.dtype, precision) in ("ieee", "float64") or cfg.split_k > 1):
         # FMA and float64 products whose output TMA cannot write: the tiles kernel (the TMA kernel's FMA dot on
         # the warp-specialized tiles ran at 0.11-0.16 of cuBLAS, H100, 2026-11-23); so too products split along K
@@ -510,20 +516,26 @@ def _descriptor(view: torch.Tensor, k_major: bool, rows_block: int, k_block: int
 
 
 def _tma_operands(
-    a: torch.Tensor, b: torch.Tensor, precision: str, cfg: GemmConfig, descriptor: Any, a_registers: bool = False
+    a: torch.Tensor,
+    b: torch.Tensor,
+    precision: str,
+    cfg: GemmConfig,
+    descriptor: Any,
+    a_registers: bool = False,
+    mma2: bool = False,
 ) -> tuple:
     """(A, B, A_lo, B_lo descriptors, A K-major?, B K-major?) for the TMA kernels, built by ``descriptor`` (view,
     K-major?, rows block, K block) after the copies TMA and the tensor cores need: 3xTF32 splits both operands
     into K-major TF32 parts (the lo descriptors are None otherwise), TF32 needs both K-major (B only with
-    ``a_registers``: the kernel reads an M-major A into registers), anything else is read in place where TMA
-    can."""
+    ``a_registers``: the kernel reads an M-major A into registers; neither with ``mma2``), anything else is read
+    in place where TMA can."""
     bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
     if a.dtype == torch.float32 and precision == "tf32x3":
         (a_op, a_lo), (b_op, b_lo) = _aligned_copy(a, split=True), _aligned_copy(b.T, split=True)
         return (descriptor(a_op, True, bm, bk), descriptor(b_op, True, bn, bk),
                 descriptor(a_lo, True, bm, bk), descriptor(b_lo, True, bn, bk), True, True)  # fmt: skip
     tf32 = a.dtype == torch.float32 and precision == "tf32"
-    (a_op, a_km), (b_op, b_km) = _tma_operand(a, tf32 and not a_registers), _tma_operand(b.T, tf32)
+    (a_op, a_km), (b_op, b_km) = _tma_operand(a, tf32 and not a_registers), _tma_operand(b.T, tf32 and not mma2)
     return descriptor(a_op, a_km, bm, bk), descriptor(b_op, b_km, bn, bk), None, None, a_km, b_km
 
 
@@ -547,6 +559,20 @@ def _ws_in_place(
     return _tma_view(a, False) is not None and _tma_view(b.T, False) is not None
 
 
+def _tf32_mma2(
+    a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None, out: torch.Tensor, precision: str, device: int | None
+) -> bool:
+    """Whether a TF32 product runs on the warp-specialized kernel's ``mma_v2`` path (``tuning.TF32_MMA2_SIDE``): 2-D,
+    thin (the shorter output side at most TF32_MMA2_SIDE, K at least SPLIT_K_MIN_K), operands TMA reads in place, one
+    of them not K-major; none is copied."""
+    if a.ndim != 2 or b.ndim != 2 or a.dtype != torch.float32 or precision != "tf32":
+        return False
+    (m, k), n = a.shape, b.shape[1]
+    if min(m, n) > TF32_MMA2_SIDE or k < SPLIT_K_MIN_K or not _ws_in_place(a, b, c, out, precision, device):
+        return False
+    return _tma_view(a, True) is None or _tma_view(b.T, True) is None
+
+
 def _launch_ws(
     a: torch.Tensor,
     b: torch.Tensor,
@@ -557,6 +583,7 @@ def _launch_ws(
     precision: str,
     cfg: GemmConfig,
     device: int | None,
+    mma2: bool = False,
 ) -> None:
     """``gemm_ws_kernel`` on 2-D operands; ``out`` and ``c`` have rows TMA can write and read.
 
@@ -566,9 +593,17 @@ def _launch_ws(
     2026-11-26, 4096^3: row-major operands 2.61 ms, an M-major A with a K-major B 2.34). FMA products of two
     K-major operands copy the smaller one into the other order first (H100, 2026-11-23: 0.86 of cuBLAS without the
     copy, 0.93 with it at 4096^3 and 8192^3, where the other layouts run at 0.92-0.96).
+
+    ``mma2`` (``_tf32_mma2``): TF32 on ``mma_v2``, which the kernel takes for an N-major B; both operands are read
+    where they are, and a K-major B (with an M-major A) swaps them, the configuration's tiles turned around.
     """
     tf32 = a.dtype == torch.float32 and precision == "tf32"
-    swap = (tf32 or a.dtype == torch.float64) and _tma_view(b.T, True) is None and _tma_view(a, True) is not None
+    if mma2:
+        swap = _tma_view(b.T, True) is not None
+        if swap:
+            cfg = cfg._replace(block_m=cfg.block_n, block_n=cfg.block_m)
+    else:
+        swap = (tf32 or a.dtype == torch.float64) and _tma_view(b.T, True) is None and _tma_view(a, True) is not None
     if swap:
         a, b = b.T, a.T
     fma = arithmetic(a.dtype, precision) == "ieee"
@@ -580,7 +615,7 @@ def _launch_ws(
     m, k = a.shape
     n = b.shape[1]
     bm, bn = cfg.block_m, cfg.block_n
-    a_desc, b_desc, a_lo_desc, b_lo_desc, a_km, b_km = _tma_operands(a, b, precision, cfg, ws_descriptor, True)
+    a_desc, b_desc, a_lo_desc, b_lo_desc, a_km, b_km = _tma_operands(a, b, precision, cfg, ws_descriptor, True, mma2)
     split3 = a_lo_desc is not None
     rows, cols = epilogue_block(bm, bn, cfg.epilogue_split, fma, cfg.pingpong)  # swapped: blocks [cols, rows]
     splits = min(cfg.split_k, cdiv(k, cfg.block_k))

@@ -247,12 +247,19 @@ _FMA_LAYOUTS = {  # (A K-major?, B K-major?): elements, threads and warps along 
 
 
 @constexpr_function
+def _mma_v2(fma, instr_k, b_k_major):
+    """Whether the consumer groups multiply with ``mma_v2`` (``mma.sync``) on fragments they read from the stage:
+    float64 (DMMA m16n8k16), and TF32 with an N-major B, which wgmma cannot read from shared memory."""
+    return instr_k == 4 or (instr_k == 8 and not fma and not b_k_major)
+
+
+@constexpr_function
 def _accumulator_layout(fma, block_n, instr_k, a_k_major, b_k_major):
     """The registers of a consumer group's accumulator. wgmma: its own layout. FMA: a blocked layout in which
     each thread of the eight warps sums an 8 x 8 block of products (a 128 x 128 tile), from operand vectors it
     reads from shared memory: four consecutive rows of an M-major A, four columns of an N-major B, and a
     K-major operand's 16-byte K vectors (``_FMA_LAYOUTS``)."""
-    if instr_k == 4:  # float64: DMMA (mma.sync m16n8k16) on fragments read from the stage
+    if _mma_v2(fma, instr_k, b_k_major):  # mma.sync on fragments read from the stage
         return gl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[2, 2], instr_shape=[16, 8])
     if not fma:
         return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, block_n, instr_k])
@@ -263,7 +270,7 @@ def _accumulator_layout(fma, block_n, instr_k, a_k_major, b_k_major):
 @gluon.jit
 def _k_step(
     a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, ready, empty, acc, step, kk,
-    A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr, FMA: gl.constexpr, DMMA: gl.constexpr,
+    A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr, FMA: gl.constexpr, MMA2: gl.constexpr,
     A_REGS: gl.constexpr, FIRST_ROW: gl.constexpr,
 ):  # fmt: skip
     """One K step of a consumer group on the stage of the producer's count ``step``: returns the tile's sum.
@@ -272,9 +279,9 @@ def _k_step(
     previous step's stage is released. With SPLIT3 the step's three TF32 products a_lo b + a b_lo + a b start
     from zero and their sum is added to the tile's in float32 (wgmma's own accumulation over a long K chain is
     less precise). ``A_REGS``: an M-major float32 A is read into registers (wgmma reads 32-bit operands
-    from shared memory K-major only). ``FMA``: float32 products on the CUDA cores, ``DMMA``: float64 products
-    (``mma_v2``) on fragments read from the stage; either releases the stage once every warp of the group has
-    read it.
+    from shared memory K-major only). ``FMA``: float32 products on the CUDA cores, ``MMA2``: float64 or TF32
+    products (``mma_v2``) on fragments read from the stage in either order; either releases the stage once every
+    warp of the group has read it.
     """
     STAGES: gl.constexpr = a_bufs.type.shape[0]
     ROWS: gl.constexpr = acc.type.shape[0]
@@ -290,17 +297,22 @@ def _k_step(
         b = b_bufs.index(s).permute((1, 0))
     else:
         b = b_bufs.index(s)
-    if FMA or DMMA:
-        # float32 FMA or float64 DMMA on slices of FMA_K along K, read into registers
+    if FMA or MMA2:
+        # float32 FMA or mma_v2 (float64 DMMA, TF32) on slices of FMA_K along K, read into registers
         BLOCK_K: gl.constexpr = a.type.shape[1]
         gl.static_assert(BLOCK_K % FMA_K == 0, "FMA K steps are a multiple of FMA_K")
-        K_WIDTH: gl.constexpr = 1 if DMMA else 0  # consecutive K elements a thread holds: mma_v2's float64, FMA's
+        K_WIDTH: gl.constexpr = 1 if MMA2 else 0  # consecutive K elements a thread holds: mma_v2's 32/64-bit, FMA's
         a_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=acc.type.layout, k_width=K_WIDTH)
         b_layout: gl.constexpr = gl.DotOperandLayout(operand_index=1, parent=acc.type.layout, k_width=K_WIDTH)
         for k in gl.static_range(0, BLOCK_K, FMA_K):
             a_k = a.slice(k, FMA_K, dim=1).load(a_layout)
             b_k = b.slice(k, FMA_K, dim=0).load(b_layout)
-            acc = mma_v2(a_k, b_k, acc) if DMMA else gl.dot_fma(a_k, b_k, acc)
+            if FMA:
+                acc = gl.dot_fma(a_k, b_k, acc)
+            elif acc.dtype == gl.float64:
+                acc = mma_v2(a_k, b_k, acc)
+            else:
+                acc = mma_v2(a_k, b_k, acc, input_precision="tf32")
         gl.thread_barrier()  # every warp of the partition has read the stage
         mbarrier.arrive(empty.index(s), count=1)
     elif SPLIT3:
@@ -354,9 +366,9 @@ def _consumer(
     gl.static_assert(BLOCK_N <= 256, "one wgmma instruction spans the tile's columns")
     layout: gl.constexpr = _accumulator_layout(FMA, BLOCK_N, INSTR_K, A_K_MAJOR, B_K_MAJOR)
     # wgmma reads 32-bit operands from shared memory K-major only: an M-major float32 A goes through registers
-    A_REGS: gl.constexpr = not A_K_MAJOR and INSTR_K == 8 and not FMA
-    DMMA: gl.constexpr = INSTR_K == 4  # float64
-    ACC: gl.constexpr = gl.float64 if DMMA else gl.float32
+    MMA2: gl.constexpr = _mma_v2(FMA, INSTR_K, B_K_MAJOR)  # float64, TF32 with an N-major B
+    A_REGS: gl.constexpr = not A_K_MAJOR and INSTR_K == 8 and not FMA and not MMA2
+    ACC: gl.constexpr = gl.float64 if INSTR_K == 4 else gl.float32
     c_smem = c_bufs.index(GROUP)
     c_bar = bars.index(GROUP)
     num_tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
@@ -375,11 +387,11 @@ def _consumer(
             mbarrier.wait(bars.index(2 + GROUP), (turn & 1) ^ (1 - GROUP))  # group 0 goes first
         for kk in range(k_steps):
             acc = _k_step(a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, ready, empty, acc, step, kk,
-                          A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, DMMA, A_REGS, FIRST_ROW)  # fmt: skip
+                          A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, MMA2, A_REGS, FIRST_ROW)  # fmt: skip
             step += 1
         if PINGPONG:
             mbarrier.arrive(bars.index(3 - GROUP), count=1)  # the other group's turn
-        if not SPLIT3 and not FMA and not DMMA:
+        if not SPLIT3 and not FMA and not MMA2:
             acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
             mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES), count=1)  # K > 0
         row = k_slice * gl.cdiv(M, BLOCK_M) * BLOCK_M + row0 + FIRST_ROW  # the K slice's partial sums' rows

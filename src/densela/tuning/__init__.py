@@ -576,6 +576,34 @@ def mid_ws_tiles(arith: str) -> tuple[GemmConfig, GemmConfig]:
     return wide, _GEMM_MID_WS_NARROW.get(arith, wide)
 
 
+TF32_MMA2_SIDE = 128
+"""2-D TF32 products whose shorter output side is at most this long, K at least SPLIT_K_MIN_K, and an operand TMA reads
+in place but not K-major run on the warp-specialized kernel with ``mma_v2`` (``tf32_mma2_config``): bound by reading
+the large operand, they need no more than ``mma.sync``'s TF32 rate (about 175 TFLOP/s on the H100, half of wgmma's),
+and ``mma_v2`` reads fragments of either order from the stage, where wgmma needs a K-major copy of an N-major B or an
+A through registers. H100, 2026-11-27 (``bench-results/nvidia-h100/2026-11-27-tf32-mma2``, GPU time, us, tables before
+against this): 64 x 4096 x 4096 row-major 54.8 -> 33.9, A column-major 58.1 -> 36.4; 4096 x 64 x 4096 39.0 -> 35.0,
+57.7 -> 33.1; 128 x 4096 x 4096 83.8 -> 37.4, 89.7 -> 41.9; 4096 x 128 x 4096 43.1 -> 38.8, 90.2 -> 42.9 (both
+operands K-major, wgmma on the tiles kernel: 33.7)."""
+_GEMM_TF32_MMA2 = GemmConfig(128, 128, 32, 8, 4, 4, "ws", epilogue_split=2)
+
+
+def tf32_mma2_config(m: int, n: int, k: int, device: int | None) -> GemmConfig:
+    """The warp-specialized tiles of a thin TF32 product on ``mma_v2`` (``TF32_MMA2_SIDE``): 128 x 128, a side of at
+    most 64 on 64-long tiles, split along K into about one work item per SM (at least SPLIT_K_MIN_BLOCKS steps each).
+
+    Example:
+        >>> cfg = tf32_mma2_config(64, 4096, 4096, None)
+        >>> cfg.kernel, cfg.block_m, cfg.block_n, cfg.split_k >= 1
+        ('ws', 64, 128, True)
+    """
+    cfg = _GEMM_TF32_MMA2
+    cfg = cfg._replace(block_m=64 if m <= 64 else cfg.block_m, block_n=64 if n <= 64 else cfg.block_n)
+    tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n)
+    split = min(multiprocessors(device) // tiles, cdiv(k, cfg.block_k) // SPLIT_K_MIN_BLOCKS)
+    return cfg._replace(split_k=max(1, split))
+
+
 def _wave_fill(tiles: int, sms: int) -> float:
     """The share of ``sms`` a persistent kernel's ``tiles`` keep busy over its waves: tiles / (waves * sms).
 
