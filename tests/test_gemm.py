@@ -606,12 +606,13 @@ def test_thin_tf32_products_with_an_operand_not_k_major_take_mma_v2(device, monk
         a, b = make((m, k), dtype, device, a_layout), make((k, n), dtype, device, b_layout)
         return rule(a, b, None, torch.empty(m, n, dtype=dtype, device=device), precision, None)
 
-    assert takes(side, 256, k, "row", "row") and takes(256, side, k, "col", "row") and takes(8, 256, k, "col", "col")
-    assert not takes(side, 256, k, "row", "col"), "both K-major: wgmma reads them"
-    assert not takes(side + 1, 256, k, "row", "row") and not takes(side, 256, k - 1, "row", "row")
-    assert not takes(side, 256, k, "row", "row", "ieee") and not takes(side, 256, k, "row", "row", "tf32x3")
-    assert not takes(side, 256, k, "row", "row", None, torch.bfloat16)
-    assert not takes(side, 256, k + 1, "row", "row"), "rows of K + 1 float32 are not 16-byte aligned: TMA cannot"
+    wide = 2 * side
+    assert takes(side, wide, k, "row", "row") and takes(wide, side, k, "col", "row") and takes(8, wide, k, "col", "col")
+    assert not takes(side, wide, k, "row", "col"), "both K-major: wgmma reads them"
+    assert not takes(side + 4, wide, k, "row", "row") and not takes(side, wide, k - 4, "row", "row")
+    assert not takes(side, wide, k, "row", "row", "ieee") and not takes(side, wide, k, "row", "row", "tf32x3")
+    assert not takes(side, wide, k, "row", "row", None, torch.bfloat16)
+    assert not takes(side, wide, k + 1, "row", "row"), "rows of K + 1 float32 are not 16-byte aligned: TMA cannot"
     cfg = densela.tuning.tf32_mma2_config(64, 4096, 4096, None)
     assert (cfg.kernel, cfg.block_m, cfg.block_n, cfg.block_k) == ("ws", 64, 128, 32)
     assert densela.tuning.tf32_mma2_config(4096, 64, 4096, None)[:2] == (128, 64)

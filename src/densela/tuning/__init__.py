@@ -576,15 +576,18 @@ def mid_ws_tiles(arith: str) -> tuple[GemmConfig, GemmConfig]:
     return wide, _GEMM_MID_WS_NARROW.get(arith, wide)
 
 
-TF32_MMA2_SIDE = 128
+TF32_MMA2_SIDE = 256
 """2-D TF32 products whose shorter output side is at most this long, K at least SPLIT_K_MIN_K, and an operand TMA reads
 in place but not K-major run on the warp-specialized kernel with ``mma_v2`` (``tf32_mma2_config``): bound by reading
 the large operand, they need no more than ``mma.sync``'s TF32 rate (about 175 TFLOP/s on the H100, half of wgmma's),
 and ``mma_v2`` reads fragments of either order from the stage, where wgmma needs a K-major copy of an N-major B or an
-A through registers. H100, 2026-11-27 (``bench-results/nvidia-h100/2026-11-27-tf32-mma2``, GPU time, us, tables before
-against this): 64 x 4096 x 4096 row-major 54.8 -> 33.9, A column-major 58.1 -> 36.4; 4096 x 64 x 4096 39.0 -> 35.0,
-57.7 -> 33.1; 128 x 4096 x 4096 83.8 -> 37.4, 89.7 -> 41.9; 4096 x 128 x 4096 43.1 -> 38.8, 90.2 -> 42.9 (both
-operands K-major, wgmma on the tiles kernel: 33.7)."""
+A through registers. H100, 2026-11-27 (``bench-results/nvidia-h100/2026-11-27-tf32-mma2``, GPU time of graph replays,
+us, the tables' path before -> ``mma_v2``; nn: row-major operands, tn: A column-major, tt: both): 64 x 4096 x 4096 nn
+54.8 -> 33.9, tn 58.1 -> 36.4; 4096 x 64 x 4096 nn 39.0 -> 35.0, tn 57.7 -> 33.1; 128 x 4096 x 4096 nn 83.8 -> 37.4,
+tn 89.7 -> 41.9; 64 x 8192 x 8192 nn 216.1 -> 98.3, tn 219.5 -> 104.9, tt 118.4 -> 103.4; 128 x 8192 x 2048 tn 92.5
+-> 42.2, the others 2-7% faster; 192 and 256 x 4096 x 4096 tn 115 -> 69-70, nn and tt within 3% either way;
+4096 x 256 x 4096 tn 66.9 -> 69.8, the others 1-3% faster; 512 x 4096 x 4096 nn 63.8 -> 104.1 (there mma.sync's rate
+binds). Both operands K-major stay on wgmma (64 x 4096 x 4096 on the tiles kernel: 33.7)."""
 _GEMM_TF32_MMA2 = GemmConfig(128, 128, 32, 8, 4, 4, "ws", epilogue_split=2)
 
 
