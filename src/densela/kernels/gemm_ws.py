@@ -36,6 +36,12 @@ syncs and then all multiply. 128 x 128 x 32 tiles in two stages: 4096^3 1.14 and
 against 0.93 and 0.96 on the tiles kernel (H100, 2026-11-26, bench-results/nvidia-h100/2026-11-26-ws-dmma); the
 products are bit for bit cuBLAS's (the same instruction, summing along K in the same order).
 
+TF32 products with an N-major B (which wgmma cannot read from shared memory) multiply with ``mma_v2`` too (TF32
+``mma.sync`` m16n8k8) on fragments of either order read from the stage, at about half wgmma's rate: the launcher
+gives them only thin products bound by reading their large operand (``tuning.TF32_MMA2_SIDE``), which then need no
+copy (64 x 4096 x 4096 with row-major operands 33.9 us against 54.8, 128 x 4096 x 4096 37.4 against 83.8; H100,
+2026-11-27, bench-results/nvidia-h100/2026-11-27-tf32-mma2).
+
 Triton's automatic warp specialization builds the same structure but hung on the H100 with Triton 3.6
 (bench-results/nvidia-h100/2026-11-23-warp-specialize); here the partitions and their mbarriers are
 written out by hand. Stages are handed over by mbarriers: ``ready[s]`` completes when both TMA loads
