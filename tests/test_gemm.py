@@ -630,6 +630,10 @@ def test_thin_tf32_products_with_an_operand_not_k_major_take_mma_v2(device, monk
     a, b = make((8, k), torch.float32, device), make((k, 24), torch.float32, device)
     check(dl.matmul(a, b, precision="tf32"), a, b, precision="tf32", what="thin TF32")
     assert seen == [(tiles._replace(kernel="ws"), True)]
+    out = poisoned((8, 24), torch.float32, device)
+    GEMM_MODULE.launch_gemm(a, b, None, out, 1.0, 0.0, "tf32", tma=False)  # LU's updates: never a persistent kernel
+    check(out, a, b, precision="tf32", what="thin TF32, tma=False")
+    assert len(seen) == 1
 
 
 @pytest.mark.gpu

@@ -239,7 +239,7 @@ def launch_gemm(
             # the mid-sized products the tables send there (tuning.MID_WS_FROM_WORK), unless TMA cannot read their
             # operands or write their output where they are
             cfg = gemm_config(m, n, k, a.dtype, precision, batch=batch, device=device, tma=False)
-    mma2 = _tf32_mma2(a, b, c, out, precision, device)
+    mma2 = tma and _tf32_mma2(a, b, c, out, precision, device)  # a persistent kernel: not with tma=False
     if chosen and mma2:
         cfg = tf32_mma2_config(m, n, k, device)
     if cfg.kernel == "tiles" and _fma_b_k_major(a, b, out, precision):
