@@ -587,7 +587,9 @@ us, the tables' path before -> ``mma_v2``; nn: row-major operands, tn: A column-
 tn 89.7 -> 41.9; 64 x 8192 x 8192 nn 216.1 -> 98.3, tn 219.5 -> 104.9, tt 118.4 -> 103.4; 128 x 8192 x 2048 tn 92.5
 -> 42.2, the others 2-7% faster; 192 and 256 x 4096 x 4096 tn 115 -> 69-70, nn and tt within 3% either way;
 4096 x 256 x 4096 tn 66.9 -> 69.8, the others 1-3% faster; 512 x 4096 x 4096 nn 63.8 -> 104.1 (there mma.sync's rate
-binds). Both operands K-major stay on wgmma (64 x 4096 x 4096 on the tiles kernel: 33.7)."""
+binds). Both operands K-major stay on wgmma (64 x 4096 x 4096 on the tiles kernel: 33.7). The rule depends on the
+operands' memory order, which a shape bucket does not know: `densela tune`'s choice for the bucket (measured on
+row-major operands) is not consulted there, as for the launcher's other layout rules."""
 _GEMM_TF32_MMA2 = GemmConfig(128, 128, 32, 8, 4, 4, "ws", epilogue_split=2)
 
 
