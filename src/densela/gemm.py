@@ -570,7 +570,7 @@ def _tf32_mma2(
     (m, k), n = a.shape, b.shape[1]
     if min(m, n) > TF32_MMA2_SIDE or k < SPLIT_K_MIN_K or not _ws_in_place(a, b, c, out, precision, device):
         return False
-    return _tma_view(a, True) is None or _tma_view(b.T, True) is None
+    return not _tma_in_place(a, b, precision)  # TF32: both K-major, which wgmma reads
 
 
 def _launch_ws(
