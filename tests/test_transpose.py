@@ -18,6 +18,7 @@ import densela._arrays
 from _reference import LAYOUTS, UNIT_ROUNDOFF, Layout, assert_identical, assert_normwise, make, poisoned
 from conftest import DEVICE
 from densela.bench.timing import peak_extra_bytes
+from densela.tuning import THIN_SIDE
 
 TRANSPOSE_MODULE = importlib.import_module("densela.transpose")  # densela.transpose is the function
 
@@ -132,6 +133,23 @@ def test_transpose_packs_small_items_into_words(dtype: torch.dtype, layout: Layo
     a = bits(shape, dtype, device, layout)
     out = fill_poison(shape[::-1], dtype, device, layout)
     assert TRANSPOSE_MODULE._packed(a, out)[0] == 4 // dtype.itemsize
+    assert dl.transpose(a, out=out) is out
+    assert_identical(out, a.T, f"{dtype} {layout} {shape}")
+
+
+@pytest.mark.parametrize(
+    "layout, shape",
+    [("row", (100, 260)), ("col", (260, 100)), ("row", (4, 36)), ("col", (44, 8)), ("row", (128, 1028))],
+)
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int8], ids=str)
+def test_transpose_packs_thin_byte_matrices_into_words(dtype: torch.dtype, layout: Layout, shape, device: str) -> None:
+    """1-byte items with at most THIN_SIDE rows (of ``a``, or of ``a.T`` for column-major ones) move packed too,
+    the four rows of out that each row of words fills stored as one tile (the kernel's JOIN): every item in its
+    place, every item of out written."""
+    a = bits(shape, dtype, device, layout)
+    out = fill_poison(shape[::-1], dtype, device, layout)
+    pack, rows, _, _ = TRANSPOSE_MODULE._packed(a, out)
+    assert pack == 4 and rows == min(shape) <= THIN_SIDE
     assert dl.transpose(a, out=out) is out
     assert_identical(out, a.T, f"{dtype} {layout} {shape}")
 
@@ -668,6 +686,10 @@ def test_transpose_beyond_int32_indexing(device: str) -> None:
     assert torch.equal(dl.transpose(a), a.T)
     col = a.T  # column-major n x m view: the kernel reads down columns
     assert torch.equal(dl.transpose(col), a)
+    del a, col
+    thin = torch.randint(-128, 128, (100, 2**31 // 100 + 8), dtype=torch.int8, device=device)  # packed, joined stores
+    assert TRANSPOSE_MODULE._packed(thin, thin.view(thin.shape[::-1])) is not None  # out's strides, no copy
+    assert torch.equal(dl.transpose(thin), thin.T)
 
 
 @pytest.mark.large

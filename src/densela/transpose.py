@@ -592,6 +592,7 @@ def _launch_tiles(
         HINTS=_hints(m, n, strides, itemsize),
         BATCHED=a.ndim == 3,
         EXPONENT=0 if flag is None else _EXPONENTS[a.dtype],
+        JOIN=pack == 4 and m <= THIN_SIDE,
         num_warps=cfg.num_warps,
     )  # fmt: skip
 
@@ -605,7 +606,7 @@ def _packed(a: torch.Tensor, out: torch.Tensor) -> tuple[int, int, int, tuple[in
     (items per word, rows, words per row, the strides of a and out in words), where ``a`` and ``out`` both have
     unit-stride rows (or both unit-stride columns: then it moves out.T = (a.T).T), both sides are multiples of
     the items per word, each row starts on a word, and ``a`` has more than THIN_SIDE rows (a.T, for column-major
-    ones); else None (items one by one).
+    ones) or 1-byte items; else None (items one by one).
 
     Packed, the tiles transpose as 32-bit words, which Triton re-lays out through shared memory with whole-word
     accesses, and the items of each word are regrouped in registers (``kernels.transpose._transpose_packed``).
@@ -613,13 +614,20 @@ def _packed(a: torch.Tensor, out: torch.Tensor) -> tuple[int, int, int, tuple[in
     copy bandwidth against 88-94% item by item, 100000 x 100 at 70-73% against 63-69%, int8 8192^2 at 88-90%
     against 86%, 100000 x 100 int8 at 52-55% against 21%. With at most THIN_SIDE rows (100 x 100000 read
     along its rows) out's rows are at most THIN_SIDE / pack words long and neighbouring rows, written by
-    different stores, share sectors: 43-65% packed against 52-68% item by item, so those move item by item.
+    different stores, share sectors: 43-65% packed against 52-68% item by item. 1-byte items there store their
+    four rows of words as one tile (the kernel's ``JOIN``): H100, 2026-11-27
+    (``bench-results/nvidia-h100/2026-11-27-thin-int8/call1-join.jsonl``, 3 interleaved rounds) int8 100 x 700000
+    row-major at 91.8% of the copy bandwidth against 89.9% item by item, 700000 x 100 column-major at 89.6%
+    against 84.1% (53% with separate stores); bfloat16 gained nothing that way (80.8-86.8% against 82.5-85.6%) and
+    moves item by item, and the joined store cost larger packed transposes 4-8 points, so only these take it.
     Plain integer arithmetic on shapes and strides: this runs on every call (``launch_transpose``).
 
     Example:
         >>> x, y = torch.empty(200, 4, dtype=torch.bfloat16), torch.empty(4, 200, dtype=torch.bfloat16)
         >>> _packed(x, y), _packed(x[:199], y[:, :199]), _packed(y, x)
         ((2, 200, 2, (2, 1, 100, 1)), None, None)
+        >>> _packed(torch.empty(100, 800, dtype=torch.int8), torch.empty(800, 100, dtype=torch.int8))
+        (4, 100, 200, (200, 1, 25, 1))
     """
     size = a.element_size()
     if size > 2 or not PACK_ITEMS:
@@ -631,7 +639,7 @@ def _packed(a: torch.Tensor, out: torch.Tensor) -> tuple[int, int, int, tuple[in
     if (
         sa[1] != 1
         or so[1] != 1
-        or m <= THIN_SIDE
+        or (m <= THIN_SIDE and pack != 4)
         or (m | n | sa[0] | so[0]) % pack
         or (a.data_ptr() | out.data_ptr()) % 4
     ):

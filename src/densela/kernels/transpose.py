@@ -78,7 +78,7 @@ def _store_words(out_ptr, q, words, row0, col0, M, N, stride_m, stride_n,
 @triton.jit
 def _transpose_packed(
     a_ptr, out_ptr, row0, col0, M, N, stride_am, stride_an, stride_om, stride_on,
-    INDEX_64: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, PACK: tl.constexpr,
+    INDEX_64: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, PACK: tl.constexpr, JOIN: tl.constexpr,
 ):  # fmt: skip
     """The tile at (row0, col0) of ``out = A.T`` for items packed PACK (2 or 4) to a 32-bit word along rows.
 
@@ -87,6 +87,10 @@ def _transpose_packed(
     or two rounds of half exchanges (16-bit halves, then bytes) regroup them, so that the tiles themselves
     transpose as words, and every load and store moves whole words. (64-bit words, bfloat16 four and float32 two
     to a word, ran no faster on the H100: bench-results/nvidia-h100/2026-11-24-packed.)
+
+    Out rows PACK * j + q are stored by one store per q, or, with ``JOIN`` (PACK = 4), interleaved into one
+    4 * BLOCK_N x BLOCK_M / 4 tile and stored at once: where out's rows are short (1-byte items with at most
+    THIN_SIDE rows, ``transpose._packed``) neighbouring rows share sectors, which separate stores write twice.
     """
     a_ptr = a_ptr.to(tl.pointer_type(tl.int32))  # the launcher passes the items' own words
     out_ptr = out_ptr.to(tl.pointer_type(tl.int32))
@@ -104,10 +108,18 @@ def _transpose_packed(
         w1, w3 = _exchange(w1, w3, HALF, LOW_HALF)
         w0, w1 = _exchange(w0, w1, HALF // 2, LOW_QUARTERS)
         w2, w3 = _exchange(w2, w3, HALF // 2, LOW_QUARTERS)
-        _store_words(out_ptr, 2, w2, row0, col0, M, N, stride_om, stride_on, INDEX_64, BLOCK_M, BLOCK_N, PACK)
-        _store_words(out_ptr, 3, w3, row0, col0, M, N, stride_om, stride_on, INDEX_64, BLOCK_M, BLOCK_N, PACK)
-    _store_words(out_ptr, 0, w0, row0, col0, M, N, stride_om, stride_on, INDEX_64, BLOCK_M, BLOCK_N, PACK)
-    _store_words(out_ptr, 1, w1, row0, col0, M, N, stride_om, stride_on, INDEX_64, BLOCK_M, BLOCK_N, PACK)
+        if JOIN:
+            quads = tl.join(tl.join(w0, w2), tl.join(w1, w3))  # [k, j, a, b] holds word (k, j) of w_(2a + b)
+            rows = tl.reshape(tl.permute(quads, (1, 2, 3, 0)), (4 * BLOCK_N, BLOCK_M // 4))  # row 4j + q: w_q[:, j]
+            ptrs, mask = tile_pointers(out_ptr, 4 * col0, row0 // 4, 4 * N, M // 4, stride_om, stride_on,
+                                       INDEX_64, 4 * BLOCK_N, BLOCK_M // 4, 1)  # fmt: skip
+            tl.store(ptrs, rows, mask=mask)
+        else:
+            _store_words(out_ptr, 2, w2, row0, col0, M, N, stride_om, stride_on, INDEX_64, BLOCK_M, BLOCK_N, PACK)
+            _store_words(out_ptr, 3, w3, row0, col0, M, N, stride_om, stride_on, INDEX_64, BLOCK_M, BLOCK_N, PACK)
+    if not JOIN:
+        _store_words(out_ptr, 0, w0, row0, col0, M, N, stride_om, stride_on, INDEX_64, BLOCK_M, BLOCK_N, PACK)
+        _store_words(out_ptr, 1, w1, row0, col0, M, N, stride_om, stride_on, INDEX_64, BLOCK_M, BLOCK_N, PACK)
 
 
 @triton.jit
@@ -127,13 +139,14 @@ def transpose_tiles_kernel(
     HINTS: tl.constexpr,
     BATCHED: tl.constexpr,
     EXPONENT: tl.constexpr,
+    JOIN: tl.constexpr,
 ):  # fmt: skip
     """One program writes ``out = A.T`` for one BLOCK_M x BLOCK_N tile of the M x N matrix ``A``; with BATCHED, of
     matrix ``program_id(1)`` of a batch, ``stride_ab`` and ``stride_ob`` items apart in ``A`` and ``out`` (without,
     the pointers keep the alignment Triton knows of them).
 
     With ``PACK`` > 1 (1- and 2-byte items moved untouched, ``_transpose_packed``) ``A`` is M x N 32-bit words
-    of PACK items each, and the tile BLOCK_M rows by BLOCK_N words.
+    of PACK items each, and the tile BLOCK_M rows by BLOCK_N words; ``JOIN`` (PACK = 4) stores it at once.
 
     With ``SCALE`` the words are floats and are multiplied by ``alpha`` (16-bit floats in float32,
     rounded once); with ``SPLIT`` (float32) ``out`` gets hi = tf32(a) and ``lo_ptr``, with out's strides,
@@ -157,7 +170,7 @@ def transpose_tiles_kernel(
     col0 = (pid % tiles_n) * BLOCK_N
     if PACK > 1:
         _transpose_packed(a_ptr, out_ptr, row0, col0, M, N, stride_am, stride_an, stride_om, stride_on,
-                          INDEX_64, BLOCK_M, BLOCK_N, PACK)  # fmt: skip
+                          INDEX_64, BLOCK_M, BLOCK_N, PACK, JOIN)  # fmt: skip
         return
     a_ptrs, a_mask = tile_pointers(a_ptr, row0, col0, M, N, stride_am, stride_an, INDEX_64, BLOCK_M, BLOCK_N, VEC)
     out_ptrs, out_mask = tile_pointers(out_ptr, col0, row0, N, M, stride_om, stride_on, INDEX_64, BLOCK_N, BLOCK_M, VEC)

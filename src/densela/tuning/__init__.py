@@ -728,8 +728,12 @@ def transpose_tiles(m: int, n: int, stride_m: int, stride_n: int, itemsize: int,
     tiles with 4 warps read along the rows, 128 x 16 with 2 along the columns (H100, 2026-11-24,
     ``bench-results/nvidia-h100/2026-11-24-packed/run6-transpose-tiles.jsonl``: float64 100 x 100000 at 88-90% of
     the copy bandwidth against 78% with the square tiles; 100000 x 100 gained nothing). 4- and 8-byte words with
-    both sides above THIN_SIDE: 64 x 64 tiles of 8 warps (``_LARGE_TRANSPOSE_TILES``). 1-byte items one by one
-    with a short side read along the long one: ``_BYTE_THIN_TILES``. Everything else: ``tile_config``.
+    both sides above THIN_SIDE: 64 x 64 tiles of 8 warps (``_LARGE_TRANSPOSE_TILES``). 1-byte items packed with at
+    most THIN_SIDE rows take the 4-byte words' thin tiles, 128 x 32 words with 4 warps (H100, 2026-11-27,
+    ``bench-results/nvidia-h100/2026-11-27-thin-int8/call1-join.jsonl``: the best or within 1.1 points of the best
+    of eleven tilings on int8 100 x 700000 and 700000 x 100 in both orders); moved one by one (sides or strides
+    not multiples of 4) with a short side read along the long one: ``_BYTE_THIN_TILES``. Everything else:
+    ``tile_config``.
 
     Example:
         >>> transpose_tiles(128, 128, 128, 1, 4) == tile_config(4)
@@ -757,9 +761,10 @@ def transpose_tiles(m: int, n: int, stride_m: int, stride_n: int, itemsize: int,
 
 
 _BYTE_THIN_TILES = TileConfig(128, 128, 4)
-"""1-byte items moved one by one (not packed) in a matrix with a side of at most THIN_SIDE read along its long side
-(100 x 700000 row-major, 700000 x 100 column-major: rows of 100 items written): ``tile_config``'s 128 x 128 tiles
-with 4 warps instead of 8. H100, 2026-11-26 (``bench-results/nvidia-h100/2026-11-26-l2-flush/call8-int8-tiles.jsonl``,
+"""1-byte items moved one by one (not packed: ``transpose._packed``, sides or strides not multiples of 4) in a matrix
+with a side of at most THIN_SIDE read along its long side (such as 101 x 700000 row-major: rows of 101 items
+written): ``tile_config``'s 128 x 128 tiles with 4 warps instead of 8. Measured before such matrices of sides that
+are multiples of 4 were packed: H100, 2026-11-26 (``bench-results/nvidia-h100/2026-11-26-l2-flush/call8-int8-tiles.jsonl``,
 twenty tilings): 83.8-91.8% of the copy bandwidth on 100 x 400000 and 100 x 700000 row-major and their column-major
 transposes, against 73.3-76.5% with 8 warps and at most 83% with any other tiling."""
 
