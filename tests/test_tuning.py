@@ -144,7 +144,8 @@ def test_untuned_choices(monkeypatch, m, n, k, dtype, precision, want):
     if want == "split":
         assert cfg.kernel == "tiles" and cfg.split_k >= 2
         if m > 1000:  # many output tiles, balanced over the SMs
-            assert cfg.split_k in tuning.BALANCE_SPLITS
+            arith = tuning.arithmetic(dtype, precision)
+            assert cfg.split_k in tuning.BALANCE_SPLITS_BY_ARITH.get(arith, tuning.BALANCE_SPLITS)
     elif want == "thin":
         assert cfg.kernel == "tiles" and cfg.block_k <= 16 and cfg.split_k == 1
     else:
@@ -239,6 +240,20 @@ def test_only_small_tiles_split_to_balance_the_waves(monkeypatch, dtype, precisi
     assert cfg.kernel == "tiles", cfg
     small = cfg.block_m * cfg.block_n <= tuning.BALANCE_MAX_TILE
     assert small == (precision == "ieee") and (cfg.split_k > 1) == small, cfg
+
+
+@pytest.mark.parametrize(
+    "n, dtype, splits", [(1058, torch.float32, 4), (1026, torch.float32, 4), (1100, torch.float32, 2),
+                         (1060, torch.float64, 3), (1100, torch.float64, 2)],
+)  # fmt: skip
+def test_balance_splits_by_arithmetic(monkeypatch, n: int, dtype: torch.dtype, splits: int) -> None:
+    """``_balanced``: 289 tiles of 64 x 64 (1026^3 .. 1088^3) split in four in float32 FMA, in three in float64 (its
+    partial sums cost more); 324 tiles (1090^3 .. 1152^3) in two either way."""
+    monkeypatch.setattr(tuning, "INTERPRET", False)
+    monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
+    monkeypatch.setattr(tuning, "warp_specialized", lambda device: False)
+    cfg = tuning.choose_gemm_config(n, n, n, dtype, "ieee")
+    assert cfg.kernel == "tiles" and (cfg.block_m, cfg.block_n) == (64, 64) and cfg.split_k == splits, cfg
 
 
 @pytest.mark.parametrize("hopper", [True, False])

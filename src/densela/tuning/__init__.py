@@ -248,6 +248,14 @@ SPLIT_K_SLICE = 1024
 SPLIT_K_MAX = 32
 """The most slices a product with few output tiles is split into (its finishing program adds them all)."""
 BALANCE_SPLITS = (2, 3)
+"""The K slices ``_balanced`` weighs, unless BALANCE_SPLITS_BY_ARITH names the product's arithmetic."""
+BALANCE_SPLITS_BY_ARITH = {"ieee": (2, 3, 4)}
+"""``_balanced``'s K slices by arithmetic where they differ from BALANCE_SPLITS: float32 FMA also in four. H100,
+2026-11-27 (``bench-results/nvidia-h100/2026-11-27-thin-int8/call8-balance-splits.jsonl`` and ``call9-...``, GPU time
+of graph replays, 64 x 64 x 32 tiles): float32 720^3 35.5 -> 33.8 us, 768^3 36.4 -> 34.8, 1026^3 80.4 -> 77.5,
+1058^3 (34 K steps: slices of 12 in three, 9 in four) 87.6 -> 79.6, 1088^3 73.5 -> 72.0; where four is chosen at
+1200^3 .. 1650^3 within 1% of three; four slices never chosen where the sweeps found two or three faster (1090^3 ..
+1152^3, 1350^3, 1930^3). float64's partial sums cost more: four slices lost 4-8% against three at 720^3 .. 1088^3."""
 BALANCE_COST = 1.08
 """Work per SM a split must save, as a factor, before it pays for writing and adding its partial sums."""
 BALANCE_MAX_TILE = 64 * 64
@@ -496,7 +504,7 @@ def _table_choice(
         if large.kernel != "tiles" and (batch > 1 or mn * k < min_work or not tma):
             large = _mid_ws(arith, m, n, k, batch, device, tma) or _GEMM_MEDIUM[arith]
         if device is None or _pipeline_bytes(large, dtype.itemsize) <= shared_memory(device):
-            return _balanced(large, m, n, k, batch, device)
+            return _balanced(large, arith, m, n, k, batch, device)
     if arith == "16-bit" and batch == 1 and mn >= SMALL_MN and mn * k <= MID_TILES_WORK and k % 128 == 0:
         wide, narrow = _GEMM_MID_TILES
         return wide if 2 * cdiv(m, wide.block_m) * cdiv(n, wide.block_n) >= multiprocessors(device) else narrow
@@ -537,7 +545,7 @@ def _table_choice(
         if k <= SMALL_K:
             return _GEMM_SMALL_K_16BIT if arith == "16-bit" else _GEMM_SMALL_K
         return _GEMM_SMALL
-    return _mid_ws(arith, m, n, k, batch, device, tma) or _balanced(_GEMM_MEDIUM[arith], m, n, k, batch, device)
+    return _mid_ws(arith, m, n, k, batch, device, tma) or _balanced(_GEMM_MEDIUM[arith], arith, m, n, k, batch, device)
 
 
 def _mid_ws(arith: str, m: int, n: int, k: int, batch: int, device: int | None, tma: bool) -> GemmConfig | None:
@@ -653,8 +661,9 @@ def _few_tiles_split(tiles: int, k: int, cfg: GemmConfig, sms: int, tiny: bool, 
     return min(cdiv(k, cfg.block_k) // SPLIT_K_MIN_BLOCKS, SPLIT_K_MAX, want)
 
 
-def _balanced(cfg: GemmConfig, m: int, n: int, k: int, batch: int, device: int | None) -> GemmConfig:
-    """``cfg`` split in 2 or 3 along K where that spreads the work more evenly over the SMs.
+def _balanced(cfg: GemmConfig, arith: str, m: int, n: int, k: int, batch: int, device: int | None) -> GemmConfig:
+    """``cfg`` split in 2 or 3 along K (float32 FMA also 4: BALANCE_SPLITS_BY_ARITH) where that spreads the work more
+    evenly over the SMs.
 
     Output tiles go to the SMs in waves; a product with a few more tiles than a whole number of waves (float32
     1050^3: 289 tiles of 64 x 64, three on some SMs, two on most) leaves most SMs idle in the last wave.
@@ -667,7 +676,7 @@ def _balanced(cfg: GemmConfig, m: int, n: int, k: int, batch: int, device: int |
     sms = multiprocessors(device)
     tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n) * batch
     best, best_work = 1, float(cdiv(tiles, sms))
-    for split in BALANCE_SPLITS:
+    for split in BALANCE_SPLITS_BY_ARITH.get(arith, BALANCE_SPLITS):
         if cdiv(k, cfg.block_k) < 4 * split:
             break
         work = cdiv(tiles * split, sms) / split * BALANCE_COST
@@ -764,8 +773,9 @@ _BYTE_THIN_TILES = TileConfig(128, 128, 4)
 """1-byte items moved one by one (not packed: ``transpose._packed``, sides or strides not multiples of 4) in a matrix
 with a side of at most THIN_SIDE read along its long side (such as 101 x 700000 row-major: rows of 101 items
 written): ``tile_config``'s 128 x 128 tiles with 4 warps instead of 8. Measured before such matrices of sides that
-are multiples of 4 were packed: H100, 2026-11-26 (``bench-results/nvidia-h100/2026-11-26-l2-flush/call8-int8-tiles.jsonl``,
-twenty tilings): 83.8-91.8% of the copy bandwidth on 100 x 400000 and 100 x 700000 row-major and their column-major
+are multiples of 4 were packed: H100, 2026-11-26
+(``bench-results/nvidia-h100/2026-11-26-l2-flush/call8-int8-tiles.jsonl``, twenty tilings): 83.8-91.8% of the copy
+bandwidth on 100 x 400000 and 100 x 700000 row-major and their column-major
 transposes, against 73.3-76.5% with 8 warps and at most 83% with any other tiling."""
 
 _LARGE_TRANSPOSE_TILES = {4: TileConfig(64, 64, 8), 8: TileConfig(64, 64, 8)}
