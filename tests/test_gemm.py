@@ -202,8 +202,9 @@ def test_padded_operand_copies(device, monkeypatch, dtype, precision, layout):
     """The tiles kernel's copies of unaligned operands (padded rows; B K-major for TF32), forced on small shapes."""
     monkeypatch.setattr(GEMM_MODULE, "PAD_FROM_WORK", 0)
     copies = []
-    real = GEMM_MODULE.launch_transpose
+    real, real_rows = GEMM_MODULE.launch_transpose, GEMM_MODULE._COPY_ROWS
     monkeypatch.setattr(GEMM_MODULE, "launch_transpose", lambda *args, **kw: copies.append(1) or real(*args, **kw))
+    monkeypatch.setattr(GEMM_MODULE, "_COPY_ROWS", lambda *args, **kw: copies.append(2) or real_rows(*args, **kw))
     cfg = densela.tuning.GemmConfig(16, 16, 16, 4, 1, 1)
     monkeypatch.setattr(GEMM_MODULE, "gemm_config", lambda *args, **kw: cfg)
     a, b, c = (
@@ -217,6 +218,38 @@ def test_padded_operand_copies(device, monkeypatch, dtype, precision, layout):
     check(out, a, b, c, alpha=0.5, beta=2.0, precision=precision, what=f"{layout} operands")
     assert torch.equal(a, a_before) and torch.equal(b, b_before), "an operand was modified"
     assert len(copies) >= 1, "unaligned operands (rows of 83 and 13 elements) are copied"
+
+
+@pytest.mark.parametrize(
+    "m, n, k, copied",
+    [(33, 17, 65, (True, True)), (35, 32, 65, (True, False)), (32, 35, 96, (False, True)), (1, 33, 67, (True, True))],
+)
+def test_odd_rows_copied_in_one_launch(device, monkeypatch, m, n, k, copied):
+    """float32 FMA products whose rows load element by element read padded copies (``_padded``), both made by one
+    launch of ``copy_rows_kernel`` (``_padded_rows``); an operand whose rows are 16-element aligned (A), and whose
+    width is a multiple of 16 (B), read where it is. Row-major operands of odd width have odd strides."""
+    monkeypatch.setattr(GEMM_MODULE, "PAD_ODD_FROM_WORK", 0)
+    launches, seen = [], []
+    real_rows, real_tiles = GEMM_MODULE._COPY_ROWS, GEMM_MODULE._TILES
+    monkeypatch.setattr(GEMM_MODULE, "_COPY_ROWS", lambda *args, **kw: launches.append(args) or real_rows(*args, **kw))
+    monkeypatch.setattr(GEMM_MODULE, "launch_transpose", lambda *args, **kw: pytest.fail("copied one by one"))
+    monkeypatch.setattr(  # the tiles kernel's launch: grid, then A and B as it reads them
+        GEMM_MODULE,
+        "_TILES",
+        lambda grid, pa, pb, *rest, **kw: seen.append((pa, pb)) or real_tiles(grid, pa, pb, *rest, **kw),
+    )
+    a, b = make((m, k), torch.float32, device), make((k, n), torch.float32, device)
+    out = poisoned((m, n), torch.float32, device)
+    dl.gemm(a, b, out=out, precision="ieee")
+    check(out, a, b, precision="ieee", what=f"{m} x {n} x {k}")
+    assert len(launches) == 1, "one launch copies what needs copying"
+    (a_read, b_read) = seen[-1]
+    for x, x_read, was_copied in ((a, a_read, copied[0]), (b, b_read, copied[1])):
+        assert (x_read.data_ptr() != x.data_ptr()) == was_copied
+        assert torch.equal(x_read, x)
+        if was_copied:  # whole rows of a multiple of 16, zeros after the items
+            rows = x_read.as_strided((x.shape[0], x_read.stride(0)), (x_read.stride(0), 1))
+            assert x_read.stride(0) % 16 == 0 and not rows[:, x.shape[1] :].any()
 
 
 @pytest.mark.parametrize("a_layout", ["row", "col"])

@@ -23,6 +23,7 @@ from triton.compiler import ASTSource
 from triton.experimental.gluon._runtime import GluonASTSource
 
 from densela._arrays import INTERPRET
+from densela.kernels.elementwise import copy_rows_kernel
 from densela.kernels.gemm import HINTED, gemm_tiles_kernel, gemm_tma_kernel
 from densela.kernels.lu import (
     interchange_rows_kernel,
@@ -234,6 +235,14 @@ def test_restride_loads_each_word_once_in_the_widest_vectors_hinted(
     loads = re.findall(r"ld\.global\.(?:v\d\.)?b\d+", ptx)
     assert set(loads) == {load} and len(loads) == count, loads
     assert "st.global.v4.b32" in ptx
+
+
+@compiled
+def test_row_copies_store_whole_vectors():
+    """``copy_rows_kernel`` reads rows that start anywhere item by item and writes the padded rows (strides declared
+    multiples of 16 items, each row written whole) in 16-byte vectors."""
+    ptx = compile_ptx(copy_rows_kernel, "*fp32", dict(INDEX_64=False, BLOCK_M=32, BLOCK_N=128))
+    assert set(re.findall(r"(?:ld|st)\.global[.\w]*", ptx)) == {"ld.global.b32", "st.global.v4.b32"}
 
 
 @compiled

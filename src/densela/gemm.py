@@ -23,6 +23,7 @@ from densela._launch import (
     replayed,
     scratch,
 )
+from densela.kernels.elementwise import copy_rows_kernel
 from densela.kernels.gemm import gemm_tiles_kernel, gemm_tma_kernel, split_sum_kernel
 from densela.kernels.gemm_ws import (
     WS_CONSUMER_REGS,
@@ -54,6 +55,7 @@ _TILES = Launcher(gemm_tiles_kernel, dependent=True)
 _TMA = Launcher(gemm_tma_kernel, dependent=True)
 _WS = Launcher(gemm_ws_kernel)
 _SUM = Launcher(split_sum_kernel)
+_COPY_ROWS = Launcher(copy_rows_kernel)
 
 
 _ACC_DTYPE = {
@@ -441,22 +443,55 @@ def _tiles_operands(a: torch.Tensor, b: torch.Tensor, precision: str) -> tuple[t
     Products that ``_padded`` names: A in rows of K contiguous elements starting on multiples of 16 elements; B
     K-major for TF32 products (wgmma reads 32-bit operands only K-major), else rows of N contiguous elements on
     multiples of 16 elements; a copy of B pads its rows to a multiple of 16 and returns that as load_n, so that the
-    load masks along N come in whole vectors. Other TF32 and 3xTF32 products copy what ``_tf32_copies`` says, K-major.
+    load masks along N come in whole vectors (``_padded_rows``: both copies in one launch where it can). Other TF32
+    and 3xTF32 products copy what ``_tf32_copies`` says, K-major.
     """
     n = b.shape[-1]
     if not _padded(a, b, precision):
         copy_a, copy_b = _tf32_copies(a, b, precision)
         return _aligned_copy(a) if copy_a else a, _aligned_copy(b.T).T if copy_b else b, n
-    if not _rows_aligned(a, 16):
-        a = _aligned_copy(a, 16)
+    copy_a = not _rows_aligned(a, 16)
     if precision in ("tf32", "tf32x3"):
+        a = _aligned_copy(a, 16) if copy_a else a
         if b.stride(0) != 1 and b.shape[0] > 1 and n > 1:
             b = _aligned_copy(b.T).T
         return a, b, n
-    if _rows_aligned(b, 16) and n % 16 == 0:
-        return a, b, n
-    b = _aligned_copy(b, 16)
-    return a, b, b.stride(0)
+    copy_b = not (_rows_aligned(b, 16) and n % 16 == 0)
+    a, b = _padded_rows(a, b, copy_a, copy_b)
+    return a, b, b.stride(0) if copy_b else n
+
+
+PAD_COPY_TILE = TileConfig(32, 128, 4)
+"""``copy_rows_kernel``'s tiles (``_padded_rows``). H100, 2026-11-27
+(``bench-results/nvidia-h100/2026-11-27-thin-int8/call11-padded-copies.jsonl``, GPU time, L2 flushed): both operands of
+1025^3 .. 1099^3 float32 copied into padded rows in one launch in 10.9-11.8 us, against 8.0-10.7 for one operand alone
+(densela's transpose kernel, torch's copy or this kernel) and 13.2-14.2 for torch's two copies; six other tilings
+0.1-2 us slower."""
+
+
+def _padded_rows(a: torch.Tensor, b: torch.Tensor, copy_a: bool, copy_b: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """(a, b), each copied into new rows of a multiple of 16 elements where ``copy_a`` / ``copy_b`` says: both by one
+    launch of ``copy_rows_kernel`` where those copied have unit column stride (a copy's launch and its read after the
+    L2 flush cost most of its time at these sizes), else one by one by ``_aligned_copy``."""
+    copied = [x for x, flag in ((a, copy_a), (b, copy_b)) if flag]
+    if not copied:
+        return a, b
+    if any(x.stride(1) != 1 for x in copied):
+        return (_aligned_copy(a, 16) if copy_a else a), (_aligned_copy(b, 16) if copy_b else b)
+    outs = [scratch((x.shape[0], cdiv(x.shape[1], 16) * 16), x.dtype, x.device)[:, : x.shape[1]] for x in copied]
+    tile = PAD_COPY_TILE
+    tiles = [cdiv(x.shape[0], tile.block_m) * cdiv(x.shape[1], tile.block_n) for x in copied]
+    (first, second), (out_first, out_second) = (copied[0], copied[-1]), (outs[0], outs[-1])  # one copy: twice the same
+    _COPY_ROWS((sum(tiles),),
+        first, second, out_first, out_second,
+        *first.shape, first.stride(0), out_first.stride(0),
+        *second.shape, second.stride(0), out_second.stride(0),
+        tiles[0],
+        INDEX_64=needs_int64(*copied, *outs),
+        BLOCK_M=tile.block_m, BLOCK_N=tile.block_n,
+        num_warps=tile.num_warps,
+    )  # fmt: skip
+    return (outs[0] if copy_a else a), (outs[-1] if copy_b else b)
 
 
 def _rows_aligned(t: torch.Tensor, multiple: int) -> bool:

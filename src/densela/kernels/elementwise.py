@@ -1,4 +1,5 @@
-"""Elementwise kernels on 2-D tiles (``out = alpha * A + beta * B``) and the tile helpers they share."""
+"""Elementwise kernels on 2-D tiles (``out = alpha * A + beta * B``, copies into padded rows) and the tile helpers
+they share."""
 
 from __future__ import annotations
 
@@ -111,3 +112,31 @@ def add_tiles_kernel(
     b = upcast(tl.load(b_ptrs, mask=mask))
     result = a * tl.full((), alpha, a.dtype) + b * tl.full((), beta, b.dtype)
     tl.store(out_ptrs, result.to(out_ptr.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def copy_rows_kernel(
+    a_ptr, b_ptr, out_a_ptr, out_b_ptr,
+    M_A, N_A, stride_a, stride_out_a,
+    M_B, N_B, stride_b, stride_out_b,
+    TILES_A,
+    INDEX_64: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+):  # fmt: skip
+    """Copies the M_A x N_A matrix ``A`` into ``out_a`` and the M_B x N_B ``B`` into ``out_b`` in one launch: matrices
+    of unit column stride, rows ``stride`` items apart, the outputs' row strides multiples of 16 items (the padded
+    rows that GEMM's tiles kernel loads in whole vectors), each output row written whole, zeros after its N items
+    (whole-vector stores). Programs below TILES_A copy BLOCK_M x BLOCK_N tiles of ``A``, the others tiles of ``B`` (a
+    launch of TILES_A programs copies ``A`` alone)."""
+    pid = tl.program_id(0)
+    if pid < TILES_A:
+        src, dst, m, n, stride, stride_out, tile = a_ptr, out_a_ptr, M_A, N_A, stride_a, stride_out_a, pid
+    else:
+        src, dst, m, n, stride, stride_out, tile = b_ptr, out_b_ptr, M_B, N_B, stride_b, stride_out_b, pid - TILES_A
+    tiles_n = tl.cdiv(n, BLOCK_N)
+    row0 = (tile // tiles_n) * BLOCK_M
+    col0 = (tile % tiles_n) * BLOCK_N
+    stride_out = multiple(stride_out, 16)
+    src_ptrs, mask = tile_pointers(src, row0, col0, m, n, stride, 1, INDEX_64, BLOCK_M, BLOCK_N, 1)
+    dst_ptrs, out_mask = tile_pointers(dst, row0, col0, m, stride_out, stride_out, 1, INDEX_64, BLOCK_M, BLOCK_N, 1)
+    tl.store(dst_ptrs, tl.load(src_ptrs, mask=mask, other=0), mask=out_mask)
