@@ -252,10 +252,11 @@ BALANCE_SPLITS = (2, 3)
 BALANCE_SPLITS_BY_ARITH = {"ieee": (2, 3, 4)}
 """``_balanced``'s K slices by arithmetic where they differ from BALANCE_SPLITS: float32 FMA also in four. H100,
 2026-11-27 (``bench-results/nvidia-h100/2026-11-27-thin-int8/call8-balance-splits.jsonl`` and ``call9-...``, GPU time
-of graph replays, 64 x 64 x 32 tiles): float32 720^3 35.5 -> 33.8 us, 768^3 36.4 -> 34.8, 1026^3 80.4 -> 77.5,
-1058^3 (34 K steps: slices of 12 in three, 9 in four) 87.6 -> 79.6, 1088^3 73.5 -> 72.0; where four is chosen at
-1200^3 .. 1650^3 within 1% of three; four slices never chosen where the sweeps found two or three faster (1090^3 ..
-1152^3, 1350^3, 1930^3). float64's partial sums cost more: four slices lost 4-8% against three at 720^3 .. 1088^3."""
+of graph replays, 64 x 64 x 32 tiles, three slices -> four): float32 720^3 35.5 -> 33.8 us, 768^3 36.4 -> 34.8,
+900^3 59.5 -> 54.6, 960^3 59.0 -> 54.0, 1026^3 80.4 -> 77.5, 1058^3 (34 K steps: slices of 12 in three, 9 in four)
+87.6 -> 79.6, 1088^3 73.5 -> 72.0; at 1160^3 .. 1650^3, where four is now chosen too, within 1% of the choice
+before (one or three slices); two or three slices stay where the sweeps found them faster (1090^3 .. 1152^3, 1350^3,
+1930^3). float64's partial sums cost more: four slices lost 4-8% against three at 720^3 .. 1088^3."""
 BALANCE_COST = 1.08
 """Work per SM a split must save, as a factor, before it pays for writing and adding its partial sums."""
 BALANCE_MAX_TILE = 64 * 64
