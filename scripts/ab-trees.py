@@ -5,15 +5,17 @@ Usage (on the device, from the repository root, the old tree unpacked beside it,
 ``git archive <rev> src | tar -x -C .old``):
 
     python3 scripts/ab-trees.py --trees .old/src src --gemm 1000x1000x1000,2000x2000x2000 --layouts nn,nt,tn,tt \
-        --dtype float32 --precision tf32 [--lu 1000,4096] [--seconds 0.5]
+        --dtype float32 --precision tf32 [--lu 1000,4096,10000x32] [--seconds 0.5]
 
-Writes $OUT/ab-trees.jsonl (one row per tree and case) and prints old, new and old / new per case.
+Writes $OUT/ab-trees.jsonl (one row per tree and case) and prints old, new and old / new per case (for LU with a
+fingerprint of the factors and pivots in place of the error).
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import hashlib
 import json
 import os
 import subprocess
@@ -51,22 +53,25 @@ def child(args: argparse.Namespace) -> None:
             call = functools.partial(dl.matmul, a, b, out=out, precision=precision)
             us = time_gpu(call, max_seconds=args.seconds)
             print(json.dumps({"case": f"gemm {text} {layout}", "us": us.median_ms * 1e3, "err": err}), flush=True)
-    for n in (int(v) for v in filter(None, args.lu.split(","))):
+    for text in filter(None, args.lu.split(",")):
+        *batch, n = (int(v) for v in text.split("x"))
         torch.manual_seed(0)
-        x = torch.randn(n, n, device="cuda", dtype=dtype)
-        dl.lu_factor_ex(x)
+        x = torch.randn(*batch, n, n, device="cuda", dtype=dtype)
+        lu, piv, _ = dl.lu_factor_ex(x)
+        # a fingerprint of the factors and pivots: equal in both trees when their arithmetic is the same
+        digest = hashlib.sha256(lu.cpu().numpy().tobytes() + piv.cpu().numpy().tobytes()).hexdigest()[:12]
         us = time_gpu(functools.partial(dl.lu_factor_ex, x), max_seconds=args.seconds)
-        print(json.dumps({"case": f"lu {n}", "us": us.median_ms * 1e3, "err": None}), flush=True)
+        print(json.dumps({"case": f"lu {text}", "us": us.median_ms * 1e3, "err": digest}), flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--trees", nargs=2, default=[".old/src", "src"], help="old and new source trees")
+    parser.add_argument("--trees", nargs="+", default=[".old/src", "src"], help="the old source tree, then new ones")
     parser.add_argument("--gemm", default="", help="m x n x k shapes, comma-separated")
     parser.add_argument("--layouts", default="nn", help="nn, nt, tn, tt, comma-separated")
     parser.add_argument("--dtype", default="float32")
     parser.add_argument("--precision", default="ieee", help="float32's mode: ieee, tf32, tf32x3")
-    parser.add_argument("--lu", default="", help="orders of lu_factor_ex, comma-separated")
+    parser.add_argument("--lu", default="", help="orders n (or batch x n) of lu_factor_ex, comma-separated")
     parser.add_argument("--seconds", type=float, default=0.5, help="time limit of each case's timing")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -86,11 +91,13 @@ def main() -> None:
                 row = {"tree": tree, **json.loads(line)}
                 record.write(json.dumps(row) + "\n")
                 results.setdefault(row["case"], {})[tree] = row
-    old, new = args.trees
+    old, *new = args.trees
     for case, rows in results.items():
-        a, b = rows[old], rows[new]
-        print(f"{case:32s} old {a['us']:9.1f} us  new {b['us']:9.1f} us  old/new {a['us'] / b['us']:.2f}  "
-              f"err {a['err']} {b['err']}")  # fmt: skip
+        a = rows[old]
+        line = f"{case:32s} old {a['us']:9.1f} us"
+        for tree in new:
+            line += f"  {tree}: {rows[tree]['us']:9.1f} us, old/new {a['us'] / rows[tree]['us']:.2f}"
+        print(line + "  err " + " ".join(str(rows[tree]["err"]) for tree in args.trees))
 
 
 if __name__ == "__main__":

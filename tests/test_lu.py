@@ -328,6 +328,36 @@ def test_lu_factor_ties_take_the_first_maximum(dtype: torch.dtype, layout: Layou
     assert_identical(lu.cpu(), torch.from_numpy(ref_lu), "exact elimination gives LAPACK's lu bit for bit")
 
 
+def _tied_batch(n: int, count: int) -> np.ndarray:
+    """``count`` n x n matrices (n a multiple of 8) with ties at many steps, each eliminated exactly
+    (``exact_lu_pivots``): copies of TIES's leading 8 x 8 down the diagonal, then a random permutation of the rows,
+    so that the first maximum is often not the lowest row in memory; permutations whose elimination is not exact are
+    skipped."""
+    rng = rng_for("tied-batch", n)
+    block = np.kron(np.eye(n // 8), TIES[:8, :8])
+    batch = []
+    while len(batch) < count:
+        a = block[rng.permutation(n)]
+        if exact_lu_pivots(a)[1]:
+            batch.append(a)
+    return np.stack(batch)
+
+
+@pytest.mark.parametrize("n", [8, 16, 32])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_lu_factor_batch_ties_take_the_first_maximum(dtype: torch.dtype, n: int, device: str) -> None:
+    """Batches of tied matrices take LAPACK's pivots and factors exactly: on a GPU through ``lu_warp_kernel``,
+    whose pivot search compares the magnitudes' bits by integer reductions and breaks ties by position."""
+    values = _tied_batch(n, 12)
+    lu, piv = dl.lu_factor(place(values, dtype, device))
+    for i, a in enumerate(values):
+        ref_lu, ref_piv = scipy_factor(a, dtype)
+        assert_pivots_match(piv[i], exact_lu_pivots(a)[0], f"matrix {i}")
+        assert_pivots_match(piv[i], ref_piv, f"matrix {i} against LAPACK")
+        # equal values (the zeros' signs may differ: LAPACK's rank-1 updates skip zero multipliers)
+        assert torch.equal(lu[i].cpu(), torch.from_numpy(ref_lu)), f"matrix {i}: exact elimination gives LAPACK's lu"
+
+
 def _rectangular_cases() -> list[object]:
     """Tall and wide shapes: all in the interpreter for random matrices, the small ones for the other kinds."""
     cases = []

@@ -4,13 +4,14 @@ layouts).
 Each thread holds one row of its matrix in registers, or a part of one for rows of more than 32 columns
 (``LANES`` threads to a row); matrices of 16 rows share a warp two at a time, of 8 rows four at a time, and a
 matrix of more than 32 threads' rows spans ``SPLIT`` warps. With the loop over the columns unrolled, the column of
-a step is a register of every thread and the pivot search is one reduction over the rows. Within one warp the
-pivot row reaches the other lanes by one ``shfl.sync.idx`` per register (the lane that holds it is known after the
-search), where a masked reduction over the rows costs five shuffle rounds and as many additions per register, and
-nothing goes through shared or global memory between the load and the store. Across warps the threads holding
-the pivot row write it to the program's own shared memory (a static array declared in the kernel's PTX: Gluon 3.6
-refused the sub-views a padded shared layout would need) and, after a barrier, every thread reads it back. Until
-2026-11-26 that went through a scratch row in global memory, about 40% of 10000 x 64 x 64 float64 (H100).
+a step is a register of every thread and the pivot search is a reduction over the rows (within one warp, two or
+three integer reductions, ``_first_largest``). Within one warp the pivot row reaches the other lanes by one
+``shfl.sync.idx`` per register (the lane that holds it is known after the search; the pivot is its register of
+the step's column), where a masked reduction over the rows costs five shuffle rounds and as many additions per
+register, and nothing goes through shared or global memory between the load and the store. Across warps the
+threads holding the pivot row write it to the program's own shared memory (a static array declared in the kernel's
+PTX: Gluon 3.6 refused the sub-views a padded shared layout would need) and, after a barrier, every thread reads it
+back. Until 2026-11-26 that went through a scratch row in global memory, about 40% of 10000 x 64 x 64 float64 (H100).
 
 Triton's interpreter cannot run Gluon: this kernel serves CUDA devices, ``lu_batched_kernel`` and the panel
 kernel (densela.kernels.lu) the interpreter, with the same pivots and results.
@@ -59,6 +60,34 @@ def _exchange_row(blk, index, j, slot4, mask, COLS: gl.constexpr, PART: gl.const
     gl.thread_barrier()
     load: gl.constexpr = _load_shared_asm(bits, pack)
     return gl.inline_asm_elementwise(load[0], load[1], [address], dtype=blk.dtype, is_pure=False, pack=pack)
+
+
+@gluon.jit
+def _first_largest(mag, key):
+    """The ``key`` of the first largest ``mag`` (non-negative, or -1 where excluded) along axis 1 within a warp, the
+    smallest key on a tie, as ``_first_max`` picks it, by integer reductions of one operation each, which Triton
+    emits as one ``redux.sync`` where the axis spans the whole warp: the magnitudes' bits plus 1 (0 where excluded)
+    order as the magnitudes do; a float64's high word is compared first, then its low word (its unsigned order
+    mapped onto int32's by flipping the sign bit), then the keys of the rows that hold the largest. A reduction of
+    (magnitude, key, value) triples took five shuffle rounds of each part: H100, 2026-11-27
+    (bench-results/nvidia-h100/2026-11-27-redux/), ``lu_factor_ex`` of 10000 matrices of 32 x 32 in 124.5 us against
+    157.0 (float64) and 50.7 against 72.8 (float32), the same factors and pivots. Across warps (SPLIT > 1), where each
+    reduction crosses shared memory behind a barrier, three took 64 x 64 float64 from 1.70 to 2.01 ms; there the
+    triples stay."""
+    if mag.dtype.primitive_bitwidth == 64:
+        bits = mag.to(gl.int64, bitcast=True) + 1
+        bits = gl.where(mag < 0, 0, bits)
+        high = (bits >> 32).to(gl.int32)
+        low = (bits & 0xFFFFFFFF).to(gl.int32) ^ -0x80000000
+        top = gl.max(high, axis=1)
+        low = gl.where(high == top[:, None], low, -0x80000000)
+        top_low = gl.max(low, axis=1)
+        best = (high == top[:, None]) & (low == top_low[:, None])
+    else:
+        bits = mag.to(gl.int32, bitcast=True) + 1
+        bits = gl.where(mag < 0, 0, bits)
+        best = bits == gl.max(bits, axis=1)[:, None]
+    return gl.min(gl.where(best, key, 0x7FFFFFFF), axis=1)
 
 
 @gluon.jit
@@ -133,21 +162,25 @@ def lu_warp_kernel(
             mag = gl.abs(col)
             mag = gl.where(mag != mag, float("inf"), mag)
             mag = gl.where((pos >= j) & (row < M), mag, -1.0)
-            # the first largest magnitude, its row (position and register row in one key) and signed value
-            _, key, pivot = gl.reduce((mag, pos * ROWS + row, col), 1, _first_max)
-            at = key // ROWS
-            holder = key % ROWS
+            # the first largest magnitude and its row (position and register row in one key)
             if SPLIT == 1:
+                key = _first_largest(mag, pos * ROWS + row)
+                holder = key % ROWS
                 prow = _from_lane(blk, lane0 + (holder * LANES)[:, None, None, None])
+                pivot = _column(prow, l3, k4, part_at, reg_at)
             else:  # the holder's threads write it, every thread reads it (through shared memory)
+                _, key, pivot = gl.reduce((mag, pos * ROWS + row, col), 1, _first_max)
+                pivot = pivot[:, None]
+                holder = key % ROWS
                 # (c4 < COLS, always true, widens the mask to the row's registers)
                 holds = (row == holder[:, None])[:, :, None, None] & (c4 < COLS)
                 prow = _exchange_row(blk, index, j, slot4, holds, COLS, PART, MATS)
+            at = key // ROWS
             gl.store(piv_ptr + mat * stride_pb + j, at, mask=mat < BATCH)
-            first_zero = gl.where((first_zero == 0) & (pivot[:, None] == 0), j + 1, first_zero)
+            first_zero = gl.where((first_zero == 0) & (pivot == 0), j + 1, first_zero)
             pos = gl.where(pos == at[:, None], j, gl.where(pos == j, at[:, None], pos))
             below = ((pos > j) & (row < M))[:, :, None, None]
-            lower = (col / gl.where(pivot == 0, 1.0, pivot)[:, None])[:, :, None, None]
+            lower = (col / gl.where(pivot == 0, 1.0, pivot))[:, :, None, None]
             # column j and the columns from j on, by lane part and register (the register's test is static)
             at_j = (l4 == part_at) & (k4 == reg_at)
             if DEAL:
