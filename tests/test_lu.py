@@ -343,12 +343,13 @@ def _tied_batch(n: int, count: int) -> np.ndarray:
     return np.stack(batch)
 
 
-@pytest.mark.parametrize("n", [8, 16, 32])
+@pytest.mark.parametrize("n", [8, 16, 32, 64])
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_lu_factor_batch_ties_take_the_first_maximum(dtype: torch.dtype, n: int, device: str) -> None:
     """Batches of tied matrices take LAPACK's pivots and factors exactly: on a GPU through ``lu_warp_kernel``,
-    whose pivot search compares the magnitudes' bits by integer reductions and breaks ties by position."""
-    values = _tied_batch(n, 12)
+    whose pivot search within a warp compares the magnitudes' bits by integer reductions and breaks ties by
+    position (n <= 32), and across warps reduces (magnitude, key, value) triples (64)."""
+    values = _tied_batch(n, 12 if n <= 32 else 4)
     lu, piv = dl.lu_factor(place(values, dtype, device))
     for i, a in enumerate(values):
         ref_lu, ref_piv = scipy_factor(a, dtype)
