@@ -503,11 +503,24 @@ def test_lu_factor_batch_strided_across_matrices(device: str) -> None:
     assert_lu_valid(a, lu, piv, torch.float64, "every other matrix")
 
 
-@pytest.mark.parametrize("shape", [(4, 7, 7), (3, 5, 9), gpu_only((6, 32, 32)), gpu_only((3, 64, 64))], ids=str)
-def test_lu_factor_small_batch_replays(shape: tuple[int, int, int], device: str) -> None:
-    """A batch of small matrices is one launch into new arrays, and later calls of the same signature replay it
-    (``densela._launch.PLANS``): the same factors, pivots and info as the whole call, in new arrays each time (the
-    first result stays as it was), and the finite check still runs before the launch."""
+BATCH_REPLAYS = [
+    (4, 7, 7),
+    (3, 5, 9),
+    (2, 200, 12),  # the interpreter's blocked path for batches: panels, permutations, GEMM updates
+    gpu_only((6, 32, 32)),
+    gpu_only((3, 64, 64)),
+    gpu_only((3, 128, 128)),  # the blocked path on a GPU
+    gpu_only((2, 200, 100)),
+]
+
+
+@pytest.mark.parametrize("shape", BATCH_REPLAYS, ids=str)
+def test_lu_factor_batch_replays(shape: tuple[int, int, int], device: str) -> None:
+    """A batch's launches (small matrices: one; the blocked path: a transposing copy, then panels, permutations and
+    updates) write new arrays, and later calls of the same signature replay them (``densela._launch.PLANS``): the
+    same factors, pivots and info as the whole call, in new arrays each time (the first result stays as it was;
+    info and the pivots written whole by the kernels, info nonzero for one matrix), and the finite check still runs
+    before the launch."""
     plans = densela._launch.PLANS
     plans.clear()
     first_values = gaussian(shape, "replay-first")
@@ -516,8 +529,8 @@ def test_lu_factor_small_batch_replays(shape: tuple[int, int, int], device: str)
     first, second = place(first_values, torch.float64, device), place(second_values, torch.float64, device)
     lu1, piv1, _ = dl.lu_factor_ex(first)
     kept = lu1.clone(), piv1.clone()
-    (plan,) = [p for k, p in plans.items() if k[0] == "lu_factor"]
-    assert (plan is not None) == (densela.lu.INTERPRET or device == "cuda"), "planned wherever kernels run"
+    made = [p for k, p in plans.items() if k[0] == "lu_factor"]
+    assert len(made) <= 1 and any(made) == (densela.lu.INTERPRET or device == "cuda"), "planned wherever kernels run"
     lu2, piv2, info2 = dl.lu_factor_ex(second)
     assert lu2.data_ptr() != lu1.data_ptr() and torch.equal(lu1, kept[0]) and torch.equal(piv1, kept[1])
     plans.clear()
@@ -530,7 +543,7 @@ def test_lu_factor_small_batch_replays(shape: tuple[int, int, int], device: str)
         assert_pivots_match(piv2[i], scipy_factor(second_values[i], torch.float64)[1], f"matrix {i}")
     assert_lu_valid(second, lu2, piv2, torch.float64, "replayed batch")
     bad = second.clone()
-    bad[2, 1, 1] = float("nan")
+    bad[-1, 1, 1] = float("nan")
     with pytest.raises(ValueError, match="infs or NaNs"):
         dl.lu_factor(bad)
 
@@ -1821,6 +1834,23 @@ def test_batch_through_the_blocked_algorithm(monkeypatch: pytest.MonkeyPatch, dt
     assert_lu_valid(values, lu, piv, dtype, "batch")
     for i in (0, 2):
         assert_pivots_match(piv[i], scipy_factor(values[i], dtype)[1], f"matrix {i}")
+
+
+@pytest.mark.parametrize("shape", [(3, 200, 12), (3, 9, 9), (1, 40, 24), gpu_only((3, 128, 128))], ids=str)
+def test_factor_writes_every_pivot_and_info(shape: tuple[int, int, int], device: str) -> None:
+    """The factorization's launches write all of piv and info, whatever they held (a replay's new arrays are
+    uninitialized): pivots and info of poisoned arrays as LAPACK's, one matrix with a zero column."""
+    batch, m, n = shape
+    values = gaussian(shape, "poisoned")
+    values[-1, :, 3] = 0.0
+    a = place(values, torch.float64, device).mT.contiguous().mT  # column-major, as the kernels want it
+    piv = torch.full((batch, min(m, n)), -7, dtype=torch.int32, device=device)
+    info = torch.full((batch,), 99, dtype=torch.int32, device=device)
+    densela.lu._run_factor(a, piv, info, "ieee")
+    assert int64_cpu(info).tolist() == [0] * (batch - 1) + [4]
+    for i in range(batch - 1):
+        assert_pivots_match(piv[i], scipy_factor(values[i], torch.float64)[1], f"matrix {i}")
+    assert_lu_valid(values[:-1], a[:-1], piv[:-1], torch.float64, "poisoned piv and info")
 
 
 @pytest.mark.gpu

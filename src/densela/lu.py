@@ -21,7 +21,16 @@ import torch
 
 from densela import _errors
 from densela._arrays import INTERPRET, Call, prepare
-from densela._launch import GRAPHS, WORKSPACE_TENSORS, Launcher, cdiv, dependent_launches, kept_counters, replayed
+from densela._launch import (
+    GRAPHS,
+    WORKSPACE_TENSORS,
+    Launcher,
+    cdiv,
+    dependent_launches,
+    kept_counters,
+    replayed,
+    scratch,
+)
 from densela.gemm import launch_gemm
 from densela.kernels.lu import (
     any_nonzero_kernel,
@@ -151,8 +160,9 @@ for its end. H100, 2026-11-26 (bench-results/nvidia-h100/2026-11-26-ws-dmma/): f
 42.2 with the warp-specialized update (16384: 129 against 142); float32 16384 114.5 against 122.7, 8192 32.6 against
 31.9 (hence 16384)."""
 EAGER_BATCH_BYTES = 192 << 20
-"""Batches of at least this many bytes are factored launch by launch in their result rather than by a graph replay in
-static buffers, whose copies in and out cost more than the launches' host time: H100, 2026-11-24
+"""Batches that do not replay their first call's launches (``_replays``: a checked call, for instance) of at least this
+many bytes are factored launch by launch in their result rather than by a graph replay in static buffers, whose copies
+in and out cost more than the launches' host time: H100, 2026-11-24
 (bench-results/nvidia-h100/2026-11-24-lu-batch-eager/): 10000 matrices of 128 x 128 float64 14.9 -> 14.0 ms, float32
 8.7 -> 8.7 (7.8 with BATCH_PANEL_WARP_ROWS); with the column-major copy by densela's transpose kernel too, 13.6 and
 6.8 ms. The limit was 16 MiB until 2026-11-24 late (``bench-results/nvidia-h100/2026-11-24-short-k/run9``, lu_factor
@@ -546,11 +556,12 @@ def factor(
 def _factor_large(
     call: Call, src: torch.Tensor, precision: str, in_place: bool, check: str | None
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """``factor`` of what the small batches' one launch does not take: launch by launch, or a captured graph."""
+    """``factor`` of what the small batches' one launch does not take: launch by launch, a replay of the first
+    call's launches (``_replays``), or a captured graph."""
     batch, m, n = src.shape
     # a batch whose GPU time outlasts its launches' host time runs launch by launch in its result: a graph's
     # replay works in static buffers, copied into and out of (10000 x 128 x 128 float64: 0.9 of 15 ms to copy out)
-    large = batch > 1 and (_whole(src) or src.numel() * src.element_size() >= EAGER_BATCH_BYTES)
+    large = batch > 1 and (_whole(m, n, src.element_size()) or src.numel() * src.element_size() >= EAGER_BATCH_BYTES)
     eager = in_place or large or call.backend == "torch" or call.run_device.type != "cuda" or min(m, n) == 0
     # Large square matrices may be factored by densela's kernels in a row-major working array (ROW_MAJOR_FROM), lu
     # returned column-major (torch's LU, the backend without Triton, copies into LAPACK's order itself)
@@ -564,8 +575,6 @@ def _factor_large(
     def finished(lu: torch.Tensor, piv: torch.Tensor, info: torch.Tensor) -> tuple[torch.Tensor, ...]:
         return column_major(lu, call.run_device) if rows else lu, piv, info
 
-    if eager:
-        return finished(*_factor_eager(call, src if in_place else working(), precision))
     tuning = (
         _blocks(m, n),
         BATCH_BLOCKS,
@@ -575,6 +584,13 @@ def _factor_large(
         LOOKAHEAD_FROM,
         rows,
     )
+    if _replays(call, src, in_place, check):
+        # the launches of the first call of this signature, replayed on later calls' arrays: no graph's copies
+        # in and out, and less host time before the first launch than the eager path's
+        return replayed("lu_factor", (), ("blocked", precision, *tuning), (src,), None,
+                        lambda: _factor_eager(call, working(), precision))  # fmt: skip
+    if eager:
+        return finished(*_factor_eager(call, src if in_place else working(), precision))
     key = ("lu_factor", src.shape, src.dtype, call.run_device, precision, *tuning)
 
     def make() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -585,7 +601,6 @@ def _factor_large(
         return work, piv, torch.empty(batch, dtype=torch.int32, device=call.run_device)
 
     def body(buffers: tuple[torch.Tensor, torch.Tensor, torch.Tensor]) -> None:
-        buffers[2].zero_()
         _run_factor(*buffers, precision)
 
     with call.guard():
@@ -607,8 +622,8 @@ def _factor_eager(call: Call, a: torch.Tensor, precision: str) -> tuple[torch.Te
         lu, piv, info = torch.linalg.lu_factor_ex(a)
         a.copy_(lu)
         return a, (piv - 1).to(torch.int32), info.to(torch.int32)
-    piv = torch.zeros((batch, min(m, n)), dtype=torch.int32, device=a.device)
-    info = torch.zeros((batch,), dtype=torch.int32, device=a.device)
+    piv = torch.empty((batch, min(m, n)), dtype=torch.int32, device=a.device)  # the panels write it whole
+    info = (torch.empty if min(m, n) else torch.zeros)((batch,), dtype=torch.int32, device=a.device)  # the first panel
     if min(m, n):
         with call.guard():
             _run_factor(a, piv, info, precision)
@@ -693,9 +708,9 @@ def _small_launch(m: int, n: int, itemsize: int) -> tuple[int, int]:
     return mats, max(1, mats * elements // 256) if elements <= 64 else 1
 
 
-def _whole(a: torch.Tensor) -> bool:
-    """Whether each matrix of the batch ``a`` is factored whole by one program (one launch for the batch)."""
-    return _pow2(a.shape[-2]) * _pow2(a.shape[-1]) * a.element_size() <= BATCHED_BYTES
+def _whole(m: int, n: int, itemsize: int) -> bool:
+    """Whether each m x n matrix of a batch is factored whole by one program (one launch for the batch)."""
+    return _pow2(m) * _pow2(n) * itemsize <= BATCHED_BYTES
 
 
 def _run_factor(a: torch.Tensor, piv: torch.Tensor, info: torch.Tensor, precision: str) -> None:
@@ -708,12 +723,11 @@ def _run_factor(a: torch.Tensor, piv: torch.Tensor, info: torch.Tensor, precisio
 
 def _run_factor_launches(a: torch.Tensor, piv: torch.Tensor, info: torch.Tensor, precision: str) -> None:
     batch, m, n = a.shape
-    together = _blocks(m, n, batched=True)
     blocks = _blocks(m, n)
-    if batch > 1 and _whole(a):
+    if batch > 1 and _whole(m, n, a.element_size()):
         _launch_panel(a, piv, info, 0, None)
-    elif batch > 1 and _pow2(m) * together[-1] <= ONE_PROGRAM_ELEMENTS:
-        _factor_columns(_Work(a, piv, info, precision), 0, n, together, n)
+    elif _together(batch, m):
+        _factor_columns(_Work(a, piv, info, precision), 0, n, _blocks(m, n, batched=True), n)
     else:
         for i in range(batch):
             work = _Work(a[i : i + 1], piv[i : i + 1], info[i : i + 1], precision)
@@ -721,6 +735,25 @@ def _run_factor_launches(a: torch.Tensor, piv: torch.Tensor, info: torch.Tensor,
                 _factor_ahead(work, blocks)
             else:
                 _factor_columns(work, 0, n, blocks, n)
+
+
+def _together(batch: int, m: int) -> bool:
+    """Whether a batch of matrices of m rows is factored by the blocked algorithm with each launch over the whole
+    batch (a panel of one matrix fits one program, ``ONE_PROGRAM_ELEMENTS``), not one matrix at a time."""
+    return batch > 1 and _pow2(m) * _blocks(m, m, batched=True)[-1] <= ONE_PROGRAM_ELEMENTS
+
+
+def _replays(call: Call, src: torch.Tensor, in_place: bool, check: str | None) -> bool:
+    """Whether ``_factor_large`` replays the launches of the first call of the batch's signature (``replayed``): it
+    must launch densela's kernels alone, which a replay repeats (torch's operations it would skip), so ``src`` is a
+    batch already on the run device (no torch copy there), unchecked (``column_major``'s check waits for its flag on
+    the host), not factored in place, and factored whole in one launch (``_whole``) or together with all its columns
+    in one outer block and at least as many rows as columns, so that no block row is solved outside the panels
+    (``_solve_block_row`` copies through torch)."""
+    batch, m, n = src.shape
+    together = _together(batch, m) and n <= _blocks(m, n, batched=True)[0] and m >= n
+    plain = check is None and not in_place and call.backend != "torch" and src.device == call.run_device
+    return plain and batch > 1 and min(m, n) > 0 and (_whole(m, n, src.element_size()) or together)
 
 
 def _ahead(m: int, n: int) -> bool:
@@ -866,11 +899,11 @@ def _launch_panel(
         programs = cdiv(rows, rows_per)
     parts = max(2, _pow2(programs))
     warp_rows = BATCH_PANEL_WARP_ROWS.get(panel.element_size(), 32) if batch > 1 and work is not None else 32
-    scratch = torch.empty((batch, 2 * parts, nb), dtype=panel.dtype, device=panel.device)
+    rows_buffer = scratch((batch, 2 * parts, nb), panel.dtype, panel.device)
     if work is not None and (work.perm is None or work.perm.shape[1] < 2 * nb):
-        work.perm = torch.empty((batch, 2 * nb), dtype=torch.int32, device=panel.device)
+        work.perm = scratch((batch, 2 * nb), torch.int32, panel.device)
     perm = piv if work is None else work.perm  # a whole batch in one launch has no other columns to permute
-    best = scratch
+    best = rows_buffer
     at = counters = piv
     if sync:
         assert work is not None
@@ -881,10 +914,10 @@ def _launch_panel(
         counters = work.counters[row_base:]
     _PANEL((programs, batch),
         panel, piv, info, perm,
-        scratch, best, at, counters,
+        rows_buffer, best, at, counters,
         rows, width, row_base,
         *panel.stride(),
-        piv.stride(0), info.stride(0), perm.stride(0), scratch.stride(0),
+        piv.stride(0), info.stride(0), perm.stride(0), rows_buffer.stride(0),
         ROWS=rows_per, NB=nb, PARTS=parts, GRID_SYNC=sync, WRITE_PERM=work is not None, ASM=not INTERPRET,
         SHARED=not INTERPRET and not sync and batch == 1,  # batches: 0-3% slower with it (docs/lu.md)
         ROWS_IN_THREADS=ROWS_IN_THREADS[panel.element_size()], num_warps=max(1, min(8, rows_per // warp_rows)),

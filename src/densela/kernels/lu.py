@@ -150,9 +150,10 @@ def lu_panel_kernel(
     interchanges only swap positions; the rows are stored at their final positions at the end. For each
     column j the pivot is the row of largest |a[., j]| among positions >= j, the first (lowest position)
     on a tie, as LAPACK's idamax (NaN counts as infinite so that it surfaces). ``piv[j]`` gets
-    ``row_base`` + that position; ``info`` (when zero on entry) the 1-based ``row_base + j + 1`` of the
-    first exactly zero pivot, whose column is left unscaled, as LAPACK does. With WRITE_PERM, ``perm`` (2 NB
-    per matrix) gets the interchanges as a permutation for ``permute_solve_kernel``: ``perm[i]`` the row
+    ``row_base`` + that position; ``info`` the 1-based ``row_base + j + 1`` of the first exactly zero pivot,
+    whose column is left unscaled, as LAPACK does, or 0: the first panel (``row_base`` 0) writes it whatever it
+    held, a later one only where it is still 0. With WRITE_PERM, ``perm`` (2 NB per matrix) gets the
+    interchanges as a permutation for ``permute_solve_kernel``: ``perm[i]`` the row
     (``row_base`` + original position) that ends at position i < min(M, N), ``perm[NB + i]`` the final
     position of the row that started at position i.
 
@@ -207,7 +208,7 @@ def lu_panel_kernel(
         perm_ptr += mat * stride_qb
         tl.store(perm_ptr + pos, row_base + r, mask=(pos < top) & (r < M))
         tl.store(perm_ptr + NB + r, row_base + pos, mask=r < top)
-    old = tl.load(info_ptr)
+    old = tl.load(info_ptr, mask=row_base > 0, other=0)  # the first panel writes info whatever it held
     tl.store(info_ptr, tl.where(old == 0, first_zero, old), mask=pid == 0)
 
 
