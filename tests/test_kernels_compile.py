@@ -455,21 +455,24 @@ def test_lu_warp_kernel_keeps_each_matrix_in_registers(
     pointer: str, rows: int, cols: int, lanes: int, warps: int, split: int
 ) -> None:
     """The batched LU of ``lu_warp_kernel`` compiles for sm_90 with every matrix in registers (no local memory).
-    Within one warp nothing goes through shared memory: the pivot row moves between lanes by shuffles, the pivot
-    search is a reduction within the warp, for a matrix of 32 rows (the whole warp) two (float32) or three (float64)
-    ``redux.sync`` a column (``_first_largest``), for smaller ones shuffles. Across warps the pivot row goes through
-    the program's own shared array, behind a barrier: one predicated store and one load per 16 bytes of a thread's
-    row a step, nothing through global memory."""
+    The pivot search is two (float32) or three (float64) integer reductions a column (``_first_largest``): within
+    one warp over a matrix's rows, a ``redux.sync`` each for a matrix of 32 rows (the whole warp), shuffles for
+    smaller ones; across warps over each warp's rows, a ``redux.sync`` each. Within one warp nothing goes through
+    shared memory: the pivot row moves between lanes by shuffles. Across warps each warp's candidate row and record go
+    through the program's own shared array, behind one barrier a column: one predicated store and one load per 16
+    bytes of a thread's row, one record stored per warp and read by every thread, nothing through global memory."""
     constants = dict(ROWS=rows, COLS=cols, LANES=lanes, WARPS=warps, SPLIT=split, FLAG=False)
     ptx = compile_ptx(lu_warp_kernel, pointer, constants, num_warps=warps, pointers=WARP_INT_POINTERS)
     assert "ld.local" not in ptx and "st.local" not in ptx and "atom." not in ptx
+    reductions = (3 if pointer == "*fp64" else 2) * cols if rows == 32 or split > 1 else 0
+    assert ptx.count("redux.sync.") == reductions
     if split == 1:
         assert "shfl.sync.idx.b32" in ptx
         assert "st.shared" not in ptx and "bar.sync" not in ptx
-        reductions = (3 if pointer == "*fp64" else 2) * cols if rows == 32 else 0
-        assert ptx.count("redux.sync.") == reductions
     else:
-        assert "shfl.sync.idx.b32" not in ptx and "bar.sync" in ptx and "densela_shared" in ptx
+        assert "shfl.sync.idx.b32" not in ptx and "densela_shared" in ptx
+        assert ptx.count("bar.sync") == cols, "one barrier a column"
+        assert ptx.count("st.shared.v4.b32") == cols and ptx.count("ld.shared.v4.b32") == split * cols, "records"
         width = int(pointer[-2:])
         pack = min(128 // width, cols // lanes)  # 16-byte vectors of a thread's consecutive columns
         vector = f"shared.v{pack}.f{width}"

@@ -4,14 +4,19 @@ layouts).
 Each thread holds one row of its matrix in registers, or a part of one for rows of more than 32 columns
 (``LANES`` threads to a row); matrices of 16 rows share a warp two at a time, of 8 rows four at a time, and a
 matrix of more than 32 threads' rows spans ``SPLIT`` warps. With the loop over the columns unrolled, the column of
-a step is a register of every thread and the pivot search is a reduction over the rows (within one warp, two or
-three integer reductions, ``_first_largest``). Within one warp the pivot row reaches the other lanes by one
-``shfl.sync.idx`` per register (the lane that holds it is known after the search; the pivot is its register of
-the step's column), where a masked reduction over the rows costs five shuffle rounds and as many additions per
-register, and nothing goes through shared or global memory between the load and the store. Across warps the
-threads holding the pivot row write it to the program's own shared memory (a static array declared in the kernel's
-PTX: Gluon 3.6 refused the sub-views a padded shared layout would need) and, after a barrier, every thread reads it
-back. Until 2026-11-26 that went through a scratch row in global memory, about 40% of 10000 x 64 x 64 float64 (H100).
+a step is a register of every thread and the pivot search is a reduction over the rows (two or three integer
+reductions, ``_first_largest``). Within one warp the pivot row reaches the other lanes by one ``shfl.sync.idx`` per
+register (the lane that holds it is known after the search; the pivot is its register of the step's column), where
+a masked reduction over the rows costs five shuffle rounds and as many additions per register, and nothing goes
+through shared or global memory between the load and the store. Across warps each warp finds its own candidate (the
+same integer reductions over its lanes, ``redux.sync``), whose threads write its row and a record (magnitude words
+and key) to the program's own shared memory (a static array declared in the kernel's PTX: Gluon 3.6 refused the
+sub-views a padded shared layout would need); after the step's one barrier every thread picks the first largest of
+its matrix's records and reads that warp's row. Until 2026-11-26 the pivot row went through a scratch row in global
+memory, about 40% of 10000 x 64 x 64 float64 (H100); until 2026-11-27 the search across warps was a reduction of
+(magnitude, key, value) triples, two barriers and the row's exchange a third: H100
+(bench-results/nvidia-h100/2026-11-27-redux/ call 8, and -batch-plans/ call 5), ``lu_factor_ex`` of 1000 x 64 x 64
+float64 243.9 -> 229.1 us, 10000 1692.5 -> 1722.9 (the only loss), float32 1000 111 -> 104, 1000 x 33 x 33 135 -> 127.
 
 Triton's interpreter cannot run Gluon: this kernel serves CUDA devices, ``lu_batched_kernel`` and the panel
 kernel (densela.kernels.lu) the interpreter, with the same pivots and results.
@@ -21,9 +26,9 @@ from __future__ import annotations
 
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
+from triton.runtime.jit import constexpr_function
 
-# _first_max: a combine function, which Gluon's reduce takes as it is
-from densela.kernels.lu import _first_max, _load_shared_asm, _shared_asm, _store_asm
+from densela.kernels.lu import _load_shared_asm, _shared_asm, _store_asm
 
 
 @gluon.jit
@@ -43,51 +48,116 @@ def _from_lane(x, lane):
     return bits.to(x.dtype, bitcast=True)
 
 
-@gluon.jit
-def _exchange_row(blk, index, j, slot4, mask, COLS: gl.constexpr, PART: gl.constexpr, MATS: gl.constexpr):
-    """The row that the threads where ``mask`` holds write, as every thread reads it back (its own registers' columns):
-    through the program's own static shared array (``kernels.lu._shared_buffer``'s PTX), two slots of COLS items per
-    matrix of the program by the parity of step ``j``, behind the program's barrier; 16-byte vectors of a thread's
-    consecutive registers (consecutive columns: the layout's last axis), one branch per vector of the holder's row."""
-    bits: gl.constexpr = blk.dtype.primitive_bitwidth
-    pack: gl.constexpr = min(128 // bits, PART)  # a thread's PART registers take consecutive slots
-    base = gl.inline_asm_elementwise(_shared_asm(MATS * 2 * COLS * 8), "=r", [], dtype=gl.int32, is_pure=True, pack=1)
-    address = base + ((index[:, None, None, None] * 2 + j % 2) * COLS + slot4) * (bits // 8) + 0 * mask.to(gl.int32)
-    store: gl.constexpr = _store_asm(bits, True, pack)
-    gl.inline_asm_elementwise(
-        store[0], store[1], [address, blk, mask.to(gl.int32)], dtype=gl.int32, is_pure=False, pack=pack
-    )  # fmt: skip
-    gl.thread_barrier()
-    load: gl.constexpr = _load_shared_asm(bits, pack)
-    return gl.inline_asm_elementwise(load[0], load[1], [address], dtype=blk.dtype, is_pure=False, pack=pack)
+@constexpr_function
+def _redux_asm(op):
+    return f"redux.sync.{op}.s32 $0, $1, 0xffffffff;"
 
 
 @gluon.jit
-def _first_largest(mag, key):
-    """The ``key`` of the first largest ``mag`` (non-negative, or -1 where excluded) along axis 1 within a warp, the
-    smallest key on a tie, as ``_first_max`` picks it, by integer reductions of one operation each, which Triton
-    emits as one ``redux.sync`` where the axis spans the whole warp: the magnitudes' bits plus 1 (0 where excluded)
-    order as the magnitudes do; a float64's high word is compared first, then its low word (its unsigned order
-    mapped onto int32's by flipping the sign bit), then the keys of the rows that hold the largest. A reduction of
-    (magnitude, key, value) triples took five shuffle rounds of each part: H100, 2026-11-27
-    (bench-results/nvidia-h100/2026-11-27-redux/), ``lu_factor_ex`` of 10000 matrices of 32 x 32 in 124.5 us against
-    157.0 (float64) and 50.7 against 72.8 (float32), the same factors and pivots. Across warps (SPLIT > 1), where each
-    reduction crosses shared memory behind a barrier, three took 64 x 64 float64 from 1.70 to 2.01 ms; there the
-    triples stay."""
+def _warp_max(x):
+    """The largest int32 ``x`` of the lanes of each thread's warp, in every lane (one ``redux.sync``)."""
+    return gl.inline_asm_elementwise(_redux_asm("max"), "=r,r", [x], dtype=gl.int32, is_pure=True, pack=1)
+
+
+@gluon.jit
+def _warp_min(x):
+    """The smallest int32 ``x`` of the lanes of each thread's warp, in every lane (one ``redux.sync``)."""
+    return gl.inline_asm_elementwise(_redux_asm("min"), "=r,r", [x], dtype=gl.int32, is_pure=True, pack=1)
+
+
+@gluon.jit
+def _row_max(x):
+    """The largest int32 ``x`` along axis 1 (the rows of each matrix), kept as an axis of one."""
+    return gl.max(x, axis=1)[:, None]
+
+
+@gluon.jit
+def _row_min(x):
+    """The smallest int32 ``x`` along axis 1, kept as an axis of one."""
+    return gl.min(x, axis=1)[:, None]
+
+
+@gluon.jit
+def _first_largest(mag, key, MAX: gl.constexpr, MIN: gl.constexpr):
+    """(high, low, key) of the first largest ``mag`` (non-negative, or -1 where excluded) over the rows that the
+    reductions ``MAX`` and ``MIN`` span (``_row_max``: a matrix's rows within one warp; ``_warp_max``: the rows each
+    warp holds of a matrix across warps), the smallest key on a tie (``_first_max``'s order), by integer reductions
+    of one operation each, which Triton emits as one ``redux.sync`` where they span the whole warp: the magnitudes'
+    bits plus 1 (0 where excluded) order as the magnitudes do; a float64's high word is compared first, then its low
+    word (its unsigned order mapped onto int32's by flipping the sign bit; float32: 0), then the keys of the rows
+    that hold the largest. A reduction of (magnitude, key, value) triples within a warp took five shuffle rounds of
+    each part: H100, 2026-11-27 (bench-results/nvidia-h100/2026-11-27-redux/), ``lu_factor_ex`` of 10000 matrices
+    of 32 x 32 in 124.5 us against 157.0 (float64) and 50.7 against 72.8 (float32), the same factors and pivots."""
     if mag.dtype.primitive_bitwidth == 64:
         bits = mag.to(gl.int64, bitcast=True) + 1
         bits = gl.where(mag < 0, 0, bits)
         high = (bits >> 32).to(gl.int32)
         low = (bits & 0xFFFFFFFF).to(gl.int32) ^ -0x80000000
-        top = gl.max(high, axis=1)
-        low = gl.where(high == top[:, None], low, -0x80000000)
-        top_low = gl.max(low, axis=1)
-        best = (high == top[:, None]) & (low == top_low[:, None])
+        top = MAX(high)
+        top_low = MAX(gl.where(high == top, low, -0x80000000))
+        best = (high == top) & (low == top_low)
     else:
         bits = mag.to(gl.int32, bitcast=True) + 1
-        bits = gl.where(mag < 0, 0, bits)
-        best = bits == gl.max(bits, axis=1)[:, None]
-    return gl.min(gl.where(best, key, 0x7FFFFFFF), axis=1)
+        top = MAX(gl.where(mag < 0, 0, bits))
+        top_low = gl.zeros_like(top)
+        best = bits == top
+    return top, top_low, MIN(gl.where(best, key, 0x7FFFFFFF))
+
+
+@constexpr_function
+def _record_store_asm():
+    return (
+        "{ .reg .pred p; setp.ne.b32 p, $5, 0; @p st.shared.v4.b32 [$1], {$2, $3, $4, $4}; mov.u32 $0, 0; }",
+        "=r,r,r,r,r,r",
+    )
+
+
+@gluon.jit
+def _store_record(address, high, low, key, mask):
+    """The record (high, low, key) of a warp's candidate stored at byte ``address`` of shared memory where ``mask``
+    holds (16 bytes, the key twice)."""
+    store: gl.constexpr = _record_store_asm()
+    gl.inline_asm_elementwise(store[0], store[1], [address, high, low, key, mask.to(gl.int32)], dtype=gl.int32,
+                              is_pure=False, pack=1)  # fmt: skip
+
+
+@gluon.jit
+def _best_record(records, like, SPLIT: gl.constexpr):
+    """(key, warp) of the first largest of the SPLIT records (``_store_record``) from byte ``records`` on, read by
+    every thread: the largest (high, low), then the smallest key."""
+    best_high = gl.zeros_like(like) - 1
+    best_low = gl.zeros_like(like)
+    best_key = gl.zeros_like(like)
+    best_warp = gl.zeros_like(like)
+    for w in gl.static_range(SPLIT):
+        high, low, key, _ = gl.inline_asm_elementwise(
+            "ld.shared.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,r", [records + w * 16 + 0 * like],
+            dtype=(gl.int32, gl.int32, gl.int32, gl.int32), is_pure=False, pack=1,
+        )  # fmt: skip
+        better = (high > best_high) | (
+            (high == best_high) & ((low > best_low) | ((low == best_low) & (key < best_key)))
+        )
+        best_high = gl.where(better, high, best_high)
+        best_low = gl.where(better, low, best_low)
+        best_key = gl.where(better, key, best_key)
+        best_warp = gl.where(better, w, best_warp)
+    return best_key, best_warp
+
+
+@gluon.jit
+def _store_row(address, values, mask, PACK: gl.constexpr):
+    """``values`` stored at the shared-memory byte ``address`` where ``mask`` holds, PACK consecutive registers to a
+    vector (one branch per vector)."""
+    store: gl.constexpr = _store_asm(values.dtype.primitive_bitwidth, True, PACK)
+    gl.inline_asm_elementwise(store[0], store[1], [address, values, mask.to(gl.int32)], dtype=gl.int32,
+                              is_pure=False, pack=PACK)  # fmt: skip
+
+
+@gluon.jit
+def _load_row(address, like, PACK: gl.constexpr):
+    """Items of ``like``'s type and layout loaded from the shared-memory byte ``address``, PACK to a vector."""
+    load: gl.constexpr = _load_shared_asm(like.dtype.primitive_bitwidth, PACK)
+    return gl.inline_asm_elementwise(load[0], load[1], [address], dtype=like.dtype, is_pure=False, pack=PACK)
 
 
 @gluon.jit
@@ -148,6 +218,12 @@ def lu_warp_kernel(
     slot4 = l4 * PART + k4  # where a register goes in the pivot row's exchange (a thread's registers side by side)
     inside = (m4 < BATCH) & (r4 < M) & (c4 < N)
     blk = gl.load(src_ptr + m4 * stride_sb + r4 * stride_sm + c4.to(gl.int64) * stride_sn, mask=inside, other=0.0)
+    # across warps (SPLIT > 1): the program's shared array holds two slots (a step's parity) per warp of each matrix,
+    # first the candidate rows (16-byte vectors of a thread's PACK consecutive registers), then the records
+    BITS: gl.constexpr = blk.dtype.primitive_bitwidth
+    PACK: gl.constexpr = min(128 // BITS, PART)
+    ROW_BYTES: gl.constexpr = MATS * 2 * SPLIT * COLS * 8
+    RECORD_BYTES: gl.constexpr = MATS * 2 * SPLIT * 16
     row = r[None, :] + gl.zeros([MATS, ROWS], gl.int32, ROW)  # the register row of each thread
     pos = row  # its current position
     # the lane holding row 0 of the matrix, plus which part of a row each register belongs to (SPLIT 1)
@@ -164,21 +240,27 @@ def lu_warp_kernel(
             mag = gl.where((pos >= j) & (row < M), mag, -1.0)
             # the first largest magnitude and its row (position and register row in one key)
             if SPLIT == 1:
-                key = _first_largest(mag, pos * ROWS + row)
-                holder = key % ROWS
-                prow = _from_lane(blk, lane0 + (holder * LANES)[:, None, None, None])
-                pivot = _column(prow, l3, k4, part_at, reg_at)
-            else:  # the holder's threads write it, every thread reads it (through shared memory)
-                _, key, pivot = gl.reduce((mag, pos * ROWS + row, col), 1, _first_max)
-                pivot = pivot[:, None]
-                holder = key % ROWS
-                # (c4 < COLS, always true, widens the mask to the row's registers)
-                holds = (row == holder[:, None])[:, :, None, None] & (c4 < COLS)
-                prow = _exchange_row(blk, index, j, slot4, holds, COLS, PART, MATS)
+                _, _, key = _first_largest(mag, pos * ROWS + row, _row_max, _row_min)
+                prow = _from_lane(blk, lane0 + ((key % ROWS) * LANES)[:, :, None, None])
+            else:  # each warp's candidate: its row and its record through shared memory, one barrier a step
+                top, top_low, best = _first_largest(mag, pos * ROWS + row, _warp_max, _warp_min)
+                slots = (index[:, None] * 2 + j % 2) * SPLIT  # the matrix's SPLIT slots of this step's parity
+                warp = slots + row // ROWS_W  # the slot of the row's warp
+                base = gl.inline_asm_elementwise(_shared_asm(ROW_BYTES + RECORD_BYTES), "=r", [], dtype=gl.int32,
+                                                 is_pure=True, pack=1)  # fmt: skip
+                _store_record(base + ROW_BYTES + warp * 16, top, top_low, best, row % ROWS_W == 0)
+                holds = (row == best % ROWS)[:, :, None, None] & (c4 < COLS)
+                _store_row(base + ((warp * COLS)[:, :, None, None] + slot4) * (BITS // 8), blk, holds, PACK)
+                gl.thread_barrier()
+                key, win = _best_record(base + ROW_BYTES + slots * 16, row, SPLIT)
+                address = base + (((slots + win) * COLS)[:, :, None, None] + slot4) * (BITS // 8)
+                prow = _load_row(address + 0 * holds.to(gl.int32), blk, PACK)
+            pivot = _column(prow, l3, k4, part_at, reg_at)
             at = key // ROWS
-            gl.store(piv_ptr + mat * stride_pb + j, at, mask=mat < BATCH)
+            gl.store(piv_ptr + mat[:, None] * stride_pb + j + 0 * row, at + 0 * row,
+                     mask=(row == 0) & (mat[:, None] < BATCH))  # fmt: skip
             first_zero = gl.where((first_zero == 0) & (pivot == 0), j + 1, first_zero)
-            pos = gl.where(pos == at[:, None], j, gl.where(pos == j, at[:, None], pos))
+            pos = gl.where(pos == at, j, gl.where(pos == j, at, pos))
             below = ((pos > j) & (row < M))[:, :, None, None]
             lower = (col / gl.where(pivot == 0, 1.0, pivot))[:, :, None, None]
             # column j and the columns from j on, by lane part and register (the register's test is static)
