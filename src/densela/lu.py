@@ -527,7 +527,8 @@ def factor(
     ``in_place``: ``src`` (column-major matrices on the run device) becomes ``lu``. Otherwise ``lu`` is a
     new column-major array; on a GPU the launches of a shape seen before replay as one CUDA graph (the
     Python between a factorization's hundreds of launches costs more than their GPU time below n ~ 8192),
-    except for batches of EAGER_BATCH_BYTES or more. ``check`` (the operation's name): an infinity or NaN in
+    except for batches, which replay their first call's launches into new arrays (``_replays``), or else, from
+    EAGER_BATCH_BYTES on, run launch by launch. ``check`` (the operation's name): an infinity or NaN in
     ``src`` raises ValueError before the factorization's first launch (``column_major``). ``flag`` (a GPU
     factorization's, from ``_flag``): the device sets it once ``info`` is written (``_await_flag``), from the small
     batches' own kernel or else by ``any_nonzero_kernel`` after the factorization.

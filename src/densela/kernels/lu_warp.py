@@ -15,8 +15,9 @@ sub-views a padded shared layout would need); after the step's one barrier every
 its matrix's records and reads that warp's row. Until 2026-11-26 the pivot row went through a scratch row in global
 memory, about 40% of 10000 x 64 x 64 float64 (H100); until 2026-11-27 the search across warps was a reduction of
 (magnitude, key, value) triples, two barriers and the row's exchange a third: H100
-(bench-results/nvidia-h100/2026-11-27-redux/ call 8, and -batch-plans/ call 5), ``lu_factor_ex`` of 1000 x 64 x 64
-float64 243.9 -> 229.1 us, 10000 1692.5 -> 1722.9 (the only loss), float32 1000 111 -> 104, 1000 x 33 x 33 135 -> 127.
+(bench-results/nvidia-h100/2026-11-27-batch-plans/ call 6), ``lu_factor_ex`` of 1000 x 64 x 64 float64 261.3 -> 251.0
+us, float32 111.2 -> 104.6, 1000 x 48 x 48 194.1 -> 191.6, but 1000 x 33 x 33 133.2 -> 135.2 and 10000 x 64 x 64
+1700.5 -> 1726.5 (float64) and 834.0 -> 857.4 (float32): batches of 10000 lose 1.5-3%.
 
 Triton's interpreter cannot run Gluon: this kernel serves CUDA devices, ``lu_batched_kernel`` and the panel
 kernel (densela.kernels.lu) the interpreter, with the same pivots and results.
