@@ -186,9 +186,9 @@ def lu_warp_kernel(
     WARPS warps per program (a multiple of SPLIT): ``lu[b] = L U`` of ``P src[b]``, ``piv`` (0-based) and ``info``
     (0 or the 1-based first zero pivot), as ``lu_batched_kernel`` computes them (the same pivot, the first largest
     magnitude, NaN counting as infinite; rows keep their place in the registers and carry their current position,
-    and are stored at their final positions). With SPLIT > 1 the pivot rows pass between warps through shared
-    memory (``_exchange_row``). ``lu`` may be ``src``: a
-    matrix is read whole by its warps before any of them writes it.
+    and are stored at their final positions). With SPLIT > 1 each warp's candidate row and record pass between
+    warps through shared memory (``_store_record``, ``_best_record``). ``lu`` may be ``src``: a matrix is read whole
+    by its warps before any of them writes it.
 
     ``FLAG``: the launch's last program to finish writes ``flag_ptr[0]`` (a word the host polls, in pinned memory
     mapped into the device's address space): 1 when every ``info`` is zero, else 2. ``count_ptr`` holds two int32
