@@ -430,7 +430,7 @@ def test_matvec_compiles_for_hopper(ones):
     assert "fma.rn.f64" in ptx and ".local" not in ptx
 
 
-WARP_INT_POINTERS = {"piv_ptr": "*i32", "info_ptr": "*i32", "flag_ptr": "*i32", "count_ptr": "*i32"}
+WARP_INT_POINTERS = {name: "*i32" for name in ("piv_ptr", "info_ptr", "flag_ptr", "count_ptr", "perm_ptr")}
 
 
 @compiled
@@ -438,7 +438,7 @@ WARP_INT_POINTERS = {"piv_ptr": "*i32", "info_ptr": "*i32", "flag_ptr": "*i32", 
 def test_lu_warp_kernel_flag_counts_programs_in(rows: int, cols: int, lanes: int, warps: int, split: int) -> None:
     """With FLAG, each program adds whether it met a zero pivot and counts itself in with atomics; the last one in
     reads both counters back to zero and stores the flag. The matrices stay in registers."""
-    constants = dict(ROWS=rows, COLS=cols, LANES=lanes, WARPS=warps, SPLIT=split, FLAG=True)
+    constants = dict(ROWS=rows, COLS=cols, LANES=lanes, WARPS=warps, SPLIT=split, FLAG=True, WRITE_PERM=False)
     ptx = compile_ptx(lu_warp_kernel, "*fp64", constants, num_warps=warps, pointers=WARP_INT_POINTERS)
     assert "ld.local" not in ptx and "st.local" not in ptx
     assert "atom.global.gpu.acq_rel.add.u32" in ptx, "no counting in with acquire-release order"
@@ -461,7 +461,7 @@ def test_lu_warp_kernel_keeps_each_matrix_in_registers(
     shared memory: the pivot row moves between lanes by shuffles. Across warps each warp's candidate row and record go
     through the program's own shared array, behind one barrier a column: one predicated store and one load per 16
     bytes of a thread's row, one record stored per warp and read by every thread, nothing through global memory."""
-    constants = dict(ROWS=rows, COLS=cols, LANES=lanes, WARPS=warps, SPLIT=split, FLAG=False)
+    constants = dict(ROWS=rows, COLS=cols, LANES=lanes, WARPS=warps, SPLIT=split, FLAG=False, WRITE_PERM=False)
     ptx = compile_ptx(lu_warp_kernel, pointer, constants, num_warps=warps, pointers=WARP_INT_POINTERS)
     assert "ld.local" not in ptx and "st.local" not in ptx and "atom." not in ptx
     reductions = (3 if pointer == "*fp64" else 2) * cols if rows == 32 or split > 1 else 0
@@ -477,4 +477,21 @@ def test_lu_warp_kernel_keeps_each_matrix_in_registers(
         pack = min(128 // width, cols // lanes)  # 16-byte vectors of a thread's consecutive columns
         vector = f"shared.v{pack}.f{width}"
         assert ptx.count(f"st.{vector}") == ptx.count(f"ld.{vector}") == cols // lanes // pack * cols
-        assert ptx.count("ld.global") == cols // lanes  # the matrix's load
+        assert ptx.count("ld.global") == cols // lanes + 1  # the matrix's load, info (an earlier panel's)
+
+
+@compiled
+@pytest.mark.parametrize("pointer", ["*fp32", "*fp64"])
+@pytest.mark.parametrize("rows, warps, split", [(128, 4, 4), (64, 2, 2), (32, 2, 1)])
+def test_lu_warp_kernel_as_a_panel_writes_the_permutation(pointer: str, rows: int, warps: int, split: int) -> None:
+    """``lu_warp_kernel`` as a panel of 32 columns of the blocked batch path (WRITE_PERM): the interchanges as a
+    permutation (two int32 stores a row), info read back from the earlier panels, the panel still in registers."""
+    constants = dict(ROWS=rows, COLS=32, LANES=1, WARPS=warps, SPLIT=split, FLAG=False)
+    ptx = {
+        perm: compile_ptx(lu_warp_kernel, pointer, dict(constants, WRITE_PERM=perm), num_warps=warps,
+                          pointers=WARP_INT_POINTERS)
+        for perm in (False, True)
+    }  # fmt: skip
+    assert "ld.local" not in ptx[True] and "st.local" not in ptx[True]
+    stores = {perm: text.count("st.global.b32") for perm, text in ptx.items()}
+    assert stores[True] == stores[False] + 2, "the row's final position and the row at its position"

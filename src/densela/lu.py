@@ -200,6 +200,13 @@ WARP_SPLIT_THREADS = 256
 """Most threads per matrix of ``lu_warp_kernel`` across warps (one program per matrix). H100, 2026-11-24: 10000
 matrices of 128 x 128 float32 over 16 warps (512 threads, four to a row) took 15.1 ms, against 8.7 for the
 blocked path; 128 x 64 over 8 warps 2.4 against 4.8."""
+WARP_PANELS = True
+"""Whether the panels of a batch's blocked factorization (each launch over the whole batch) are factored by
+``lu_warp_kernel`` (one barrier a column across warps, pivots by ``redux.sync``; panels of at least two columns that
+it takes) rather than ``lu_panel_kernel``. Not yet measured (branch batch-warp-panels, 2026-11-27): the reason to try
+it is that ``lu_warp_kernel`` factors 10000 matrices of 64 x 64 float64 (64 steps over 4 warps, 32 items a thread) in
+1.7 ms on the H100 where ``lu_panel_kernel`` takes 1.57 ms for the first 128 x 32 panel of 10000 matrices of 128 x
+128 (32 steps over 4 warps, 32 items a thread), at the same three programs an SM."""
 WARP_WARPS = 2
 """Warps per program of ``lu_warp_kernel`` for matrices of 17 to 32 rows (a warp each); smaller ones (two or
 four to a warp) take one warp per program. H100, 2026-11-24, 10000 matrices of 32 x 32: 1, 2 or 4 warps within
@@ -648,13 +655,7 @@ def _factor_small(
     rows, cols = _pow2(m), _pow2(n)
     with call.guard():
         if warp:
-            split = warp.split > 1
-            cap = {"maxnreg": warp.registers} if split else {}
-            # without a flag its pointers are unused: info stands in for them
-            counts = info if flag is None else kept_counters("lu-flag", 2, src.device)
-            _WARP((cdiv(batch, warp.mats),), src, lu, piv, info, info if flag is None else flag, counts, *sizes,
-                  ROWS=rows, COLS=cols, LANES=warp.lanes, WARPS=warp.warps, SPLIT=warp.split, FLAG=flag is not None,
-                  num_warps=warp.warps, **cap)  # fmt: skip
+            _launch_warp(warp, src, lu, piv, info, flag=flag)
         else:
             mats, warps = _small_launch(m, n, src.element_size())
             _BATCHED((cdiv(batch, mats),), src, lu, piv, info, *sizes, MATS=mats, ROWS=rows, COLS=cols,
@@ -662,6 +663,30 @@ def _factor_small(
             if flag is not None:
                 _launch_flag(info, flag)
     return lu, piv, info
+
+
+def _launch_warp(
+    warp: _WarpLaunch,
+    src: torch.Tensor,
+    lu: torch.Tensor,
+    piv: torch.Tensor,
+    info: torch.Tensor,
+    *,
+    flag: torch.Tensor | None = None,
+    perm: torch.Tensor | None = None,
+    row_base: int = 0,
+) -> None:
+    """``lu_warp_kernel`` as ``warp`` says on the batch ``src`` into ``lu`` (``src`` itself in place): a whole
+    factorization (``flag``, the thread's: set by the launch's last program), or a panel of the blocked path
+    (``perm``: its interchanges for ``permute_solve_kernel``; ``piv`` and ``info`` counted from ``row_base``)."""
+    batch, m, n = src.shape
+    cap = {"maxnreg": warp.registers} if warp.split > 1 else {}
+    counts = info if flag is None else kept_counters("lu-flag", 2, src.device)  # unused pointers: info stands in
+    q = info if perm is None else perm
+    _WARP((cdiv(batch, warp.mats),), src, lu, piv, info, info if flag is None else flag, counts, q,
+          batch, m, n, row_base, *src.stride(), *lu.stride(), piv.stride(0), info.stride(0), q.stride(0),
+          ROWS=_pow2(m), COLS=_pow2(n), LANES=warp.lanes, WARPS=warp.warps, SPLIT=warp.split, FLAG=flag is not None,
+          WRITE_PERM=perm is not None, num_warps=warp.warps, **cap)  # fmt: skip
 
 
 class _WarpLaunch(NamedTuple):
@@ -891,6 +916,14 @@ def _launch_panel(
     single tall panel its rows over up to one program per SM, which exchange pivot candidates."""
     batch, rows, width = panel.shape
     nb = max(2, _pow2(width))
+    warp = None
+    if WARP_PANELS and batch > 1 and work is not None and width > 1 and panel.is_cuda and not INTERPRET:
+        warp = _warp_launch(rows, width, panel.element_size())
+    if warp is not None:
+        if work.perm is None or work.perm.shape[1] < 2 * nb:
+            work.perm = scratch((batch, 2 * nb), torch.int32, panel.device)
+        _launch_warp(warp, panel, panel, piv, info, perm=work.perm, row_base=row_base)
+        return
     rows_per = max(2, _pow2(rows))
     programs = 1
     sync = work is not None and batch == 1 and rows_per * nb > ONE_PROGRAM_ELEMENTS

@@ -172,13 +172,13 @@ def _column(x, l3, k4, PART_AT: gl.constexpr, REG_AT: gl.constexpr):
 
 @gluon.jit
 def lu_warp_kernel(
-    src_ptr, lu_ptr, piv_ptr, info_ptr, flag_ptr, count_ptr,
-    BATCH, M, N,
+    src_ptr, lu_ptr, piv_ptr, info_ptr, flag_ptr, count_ptr, perm_ptr,
+    BATCH, M, N, row_base,
     stride_sb, stride_sm, stride_sn,
     stride_lb, stride_lm, stride_ln,
-    stride_pb, stride_ib,
+    stride_pb, stride_ib, stride_qb,
     ROWS: gl.constexpr, COLS: gl.constexpr, LANES: gl.constexpr, WARPS: gl.constexpr, SPLIT: gl.constexpr,
-    FLAG: gl.constexpr,
+    FLAG: gl.constexpr, WRITE_PERM: gl.constexpr,
 ):  # fmt: skip
     """Factors the M x N matrices of the batch ``src`` (any strides; ROWS and COLS powers of two >= M and N),
     LANES threads per row (a row per thread when LANES is 1), each matrix within one warp (SPLIT 1: ROWS * LANES
@@ -189,6 +189,12 @@ def lu_warp_kernel(
     and are stored at their final positions). With SPLIT > 1 each warp's candidate row and record pass between
     warps through shared memory (``_store_record``, ``_best_record``). ``lu`` may be ``src``: a matrix is read whole
     by its warps before any of them writes it.
+
+    As a panel of the blocked factorization of a batch (``lu_panel_kernel``'s part there), the matrices being rows
+    ``row_base`` on of the panel's columns: ``piv`` and ``info`` count rows from ``row_base`` (``row_base`` + the
+    position; ``row_base + j + 1``), ``info`` kept where an earlier panel set it (``row_base`` > 0), and with
+    WRITE_PERM ``perm`` (2 COLS per matrix, ``stride_qb`` apart) gets the interchanges as ``lu_panel_kernel`` writes
+    them for ``permute_solve_kernel``. A whole factorization passes ``row_base`` 0.
 
     ``FLAG``: the launch's last program to finish writes ``flag_ptr[0]`` (a word the host polls, in pinned memory
     mapped into the device's address space): 1 when every ``info`` is zero, else 2. ``count_ptr`` holds two int32
@@ -258,7 +264,7 @@ def lu_warp_kernel(
                 prow = _load_row(address + 0 * holds.to(gl.int32), blk, PACK)
             pivot = _column(prow, l3, k4, part_at, reg_at)
             at = key // ROWS
-            gl.store(piv_ptr + mat[:, None] * stride_pb + j + 0 * row, at + 0 * row,
+            gl.store(piv_ptr + mat[:, None] * stride_pb + j + 0 * row, row_base + at + 0 * row,
                      mask=(row == 0) & (mat[:, None] < BATCH))  # fmt: skip
             first_zero = gl.where((first_zero == 0) & (pivot == 0), j + 1, first_zero)
             pos = gl.where(pos == at, j, gl.where(pos == j, at, pos))
@@ -274,7 +280,17 @@ def lu_warp_kernel(
             blk = gl.where(below & from_j, gl.where(at_j, lower, blk + (-lower) * prow), blk)
     target = lu_ptr + m4 * stride_lb + pos[:, :, None, None].to(gl.int64) * stride_lm + c4.to(gl.int64) * stride_ln
     gl.store(target, blk, mask=inside)
-    gl.store(info_ptr + mat[:, None] * stride_ib + 0 * row, first_zero, mask=(row == 0) & (mat[:, None] < BATCH))
+    if WRITE_PERM:
+        top = gl.minimum(M, N)
+        perm = perm_ptr + mat[:, None] * stride_qb
+        live = (mat[:, None] < BATCH) & (row < M)
+        gl.store(perm + pos, row_base + row, mask=live & (pos < top))  # the row that ends at position pos
+        gl.store(perm + COLS + row, row_base + pos, mask=live & (row < top))  # where the row at position row ends
+    first = (row == 0) & (mat[:, None] < BATCH)
+    info = info_ptr + mat[:, None] * stride_ib + 0 * row
+    old = gl.load(info, mask=first & (row_base > 0), other=0)  # an earlier panel's zero pivot stays the first
+    first_zero = gl.where(old != 0, old, gl.where(first_zero > 0, row_base + first_zero, 0))
+    gl.store(info, first_zero, mask=first)
     if FLAG:
         zero = gl.max(gl.max(gl.where(mat[:, None] < BATCH, first_zero, 0), axis=1), axis=0)
         gl.atomic_max(count_ptr + 1, zero, sem="relaxed")
