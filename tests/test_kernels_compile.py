@@ -394,15 +394,15 @@ def test_panel_and_permutation_keep_their_rows_in_threads_in_either_memory_order
 @compiled
 @pytest.mark.parametrize("pointer", ["*fp32", "*fp64"])
 def test_substitution_broadcasts_each_row_from_its_lane(pointer: str) -> None:
-    """permute_solve_kernel on a column-major 32 x 8 block (a row per lane, one warp): each substitution step
-    takes row i from lane i by one shuffle per register (8 columns, two shuffles each in float64), not by a
-    sum across the lanes (five shuffle rounds a register); nothing goes through shared memory."""
+    """permute_solve_kernel on a column-major 32 x 8 block (a row per lane, one warp): each substitution step (four
+    a turn of the loop) takes row i from lane i by one shuffle per register (8 columns, two shuffles each in
+    float64), not by a sum across the lanes (five shuffle rounds a register); nothing goes through shared memory."""
     constants = dict(GATHER=True, NB=32, BLOCK=8, ROWS_IN_THREADS=False)
     compiled = compile_hopper(
         permute_solve_kernel, pointer, constants, ("stride_am",), num_warps=1, pointers={"perm_ptr": "*i32"}
     )
     ptx = compiled.asm["ptx"]
-    assert ptx.count("shfl.sync.idx") == ptx.count("shfl.sync") == (16 if pointer == "*fp64" else 8)
+    assert ptx.count("shfl.sync.idx") == ptx.count("shfl.sync") == 4 * (16 if pointer == "*fp64" else 8)
     assert compiled.metadata.shared == 0 and ".local" not in ptx
 
 

@@ -340,10 +340,18 @@ def _substitute(
         c1 = _column(t_ptr, r, 1, N, stride_tm, stride_tn, LOWER)
         c2 = _column(t_ptr, r, 2, N, stride_tm, stride_tn, LOWER)
         c3 = _column(t_ptr, r, 3, N, stride_tm, stride_tn, LOWER)
-        for step in range(0, N):
-            upcoming = _column(t_ptr, r, step + 4, N, stride_tm, stride_tn, LOWER)
+        # four steps a turn, so that the columns in flight keep their registers (one step a turn rotated them, and
+        # the compiler moved every register of x and of the columns each step); steps past N change nothing
+        for step in range(0, N, 4):
+            n0 = _column(t_ptr, r, step + 4, N, stride_tm, stride_tn, LOWER)
             x = _step(x, c0, step if LOWER else N - 1 - step, N, LOWER, UNIT, GATHER)
-            c0, c1, c2, c3 = c1, c2, c3, upcoming
+            n1 = _column(t_ptr, r, step + 5, N, stride_tm, stride_tn, LOWER)
+            x = _step(x, c1, step + 1 if LOWER else N - 2 - step, N, LOWER, UNIT, GATHER)
+            n2 = _column(t_ptr, r, step + 6, N, stride_tm, stride_tn, LOWER)
+            x = _step(x, c2, step + 2 if LOWER else N - 3 - step, N, LOWER, UNIT, GATHER)
+            n3 = _column(t_ptr, r, step + 7, N, stride_tm, stride_tn, LOWER)
+            x = _step(x, c3, step + 3 if LOWER else N - 4 - step, N, LOWER, UNIT, GATHER)
+            c0, c1, c2, c3 = n0, n1, n2, n3
     return x
 
 
