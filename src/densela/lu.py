@@ -200,13 +200,12 @@ WARP_SPLIT_THREADS = 256
 """Most threads per matrix of ``lu_warp_kernel`` across warps (one program per matrix). H100, 2026-11-24: 10000
 matrices of 128 x 128 float32 over 16 warps (512 threads, four to a row) took 15.1 ms, against 8.7 for the
 blocked path; 128 x 64 over 8 warps 2.4 against 4.8."""
-WARP_PANELS = True
-"""Whether the panels of a batch's blocked factorization (each launch over the whole batch) are factored by
-``lu_warp_kernel`` (one barrier a column across warps, pivots by ``redux.sync``; panels of at least two columns that
-it takes) rather than ``lu_panel_kernel``. Not yet measured (branch batch-warp-panels, 2026-11-27): the reason to try
-it is that ``lu_warp_kernel`` factors 10000 matrices of 64 x 64 float64 (64 steps over 4 warps, 32 items a thread) in
-1.7 ms on the H100 where ``lu_panel_kernel`` takes 1.57 ms for the first 128 x 32 panel of 10000 matrices of 128 x
-128 (32 steps over 4 warps, 32 items a thread), at the same three programs an SM."""
+WARP_FLOAT64_BATCH = 4096
+"""Batches of at least this many float64 matrices that ``lu_warp_kernel`` would take whole across warps go through
+the blocked path instead, whose panels the same kernel factors (``_launch_panel``). H100, 2026-11-27, the lab's
+``lu_factor``: 10000 x 64 x 64 1750 -> 1385 us, 10000 x 48 x 48 1541 -> 991, but 1000 x 64 x 64 265 -> 282 and
+1000 x 48 x 48 216 -> 210; float32 lost at both (10000 x 64 x 64 884 -> 1580 us, 1000 x 64 x 64 125 -> 235).
+Batches between 1000 and 10000 were not measured (bench-results/nvidia-h100/2026-11-27-warp-panels/)."""
 WARP_WARPS = 2
 """Warps per program of ``lu_warp_kernel`` for matrices of 17 to 32 rows (a warp each); smaller ones (two or
 four to a warp) take one warp per program. H100, 2026-11-24, 10000 matrices of 32 x 32: 1, 2 or 4 warps within
@@ -544,6 +543,8 @@ def factor(
     warp, small = None, False
     if batch > 1 and call.backend != "torch" and min(m, n):
         warp = _warp_launch(m, n, src.element_size()) if call.run_device.type == "cuda" and not INTERPRET else None
+        if warp and warp.split > 1 and src.element_size() == 8 and batch >= WARP_FLOAT64_BATCH:
+            warp = None
         small = bool(warp) or _pow2(m) * _pow2(n) <= BATCHED_SMALL
     if check is not None and (small or in_place):  # otherwise the copy into the working array checks
         _check_finite(check, a=src)
@@ -913,11 +914,15 @@ def _launch_panel(
     panel: torch.Tensor, piv: torch.Tensor, info: torch.Tensor, row_base: int, work: _Work | None
 ) -> None:
     """The panel kernel on the (batch, rows, width) column-major ``panel``: one program per matrix, or for a
-    single tall panel its rows over up to one program per SM, which exchange pivot candidates."""
+    single tall panel its rows over up to one program per SM, which exchange pivot candidates.
+
+    A batch's panels on the GPU go to ``lu_warp_kernel`` where it takes them (one barrier a column across warps,
+    pivots by ``redux.sync``) rather than ``lu_panel_kernel``: H100, 2026-11-27, ``lu_factor_ex`` of 10000 x 128 x
+    128 float64 8827 -> 6657 us, 1000 x 96 x 96 579 -> 431, float32 1.20-1.24x."""
     batch, rows, width = panel.shape
     nb = max(2, _pow2(width))
     warp = None
-    if WARP_PANELS and batch > 1 and work is not None and width > 1 and panel.is_cuda and not INTERPRET:
+    if batch > 1 and work is not None and width > 1 and panel.is_cuda and not INTERPRET:
         warp = _warp_launch(rows, width, panel.element_size())
     if warp is not None:
         if work.perm is None or work.perm.shape[1] < 2 * nb:
