@@ -200,12 +200,14 @@ WARP_SPLIT_THREADS = 256
 """Most threads per matrix of ``lu_warp_kernel`` across warps (one program per matrix). H100, 2026-11-24: 10000
 matrices of 128 x 128 float32 over 16 warps (512 threads, four to a row) took 15.1 ms, against 8.7 for the
 blocked path; 128 x 64 over 8 warps 2.4 against 4.8."""
-WARP_FLOAT64_BATCH = 4096
+WARP_FLOAT64_BATCH = 1200
 """Batches of at least this many float64 matrices that ``lu_warp_kernel`` would take whole across warps go through
 the blocked path instead, whose panels the same kernel factors (``_launch_panel``). H100, 2026-11-27, the lab's
-``lu_factor``: 10000 x 64 x 64 1750 -> 1385 us, 10000 x 48 x 48 1541 -> 991, but 1000 x 64 x 64 265 -> 282 and
-1000 x 48 x 48 216 -> 210; float32 lost at both (10000 x 64 x 64 884 -> 1580 us, 1000 x 64 x 64 125 -> 235).
-Batches between 1000 and 10000 were not measured (bench-results/nvidia-h100/2026-11-27-warp-panels/)."""
+``lu_factor`` whole -> blocked: 64 x 64 at 1000 matrices 265 -> 282 us, 2000 477 -> 291, 4096 818 -> 667, 10000 1750
+-> 1385; 48 x 48 at 1000 216 -> 210, 2000 374 -> 281, 4096 698 -> 380, 10000 1541 -> 991 (the blocked path's time
+nearly flat up to 2000: its launches' latency). 1200 is where 64 x 64's two lines cross, interpolated. float32 lost
+at both sizes tried (64 x 64: 10000 884 -> 1580 us, 1000 125 -> 235) and stays whole
+(bench-results/nvidia-h100/2026-11-27-warp-panels/)."""
 WARP_WARPS = 2
 """Warps per program of ``lu_warp_kernel`` for matrices of 17 to 32 rows (a warp each); smaller ones (two or
 four to a warp) take one warp per program. H100, 2026-11-24, 10000 matrices of 32 x 32: 1, 2 or 4 warps within
