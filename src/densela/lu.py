@@ -923,12 +923,12 @@ def _launch_panel(
     128 float64 8827 -> 6657 us, 1000 x 96 x 96 579 -> 431, float32 1.20-1.24x."""
     batch, rows, width = panel.shape
     nb = max(2, _pow2(width))
+    if work is not None and (work.perm is None or work.perm.shape[1] < 2 * nb):
+        work.perm = scratch((batch, 2 * nb), torch.int32, panel.device)
     warp = None
     if batch > 1 and work is not None and width > 1 and panel.is_cuda and not INTERPRET:
         warp = _warp_launch(rows, width, panel.element_size())
     if warp is not None:
-        if work.perm is None or work.perm.shape[1] < 2 * nb:
-            work.perm = scratch((batch, 2 * nb), torch.int32, panel.device)
         _launch_warp(warp, panel, panel, piv, info, perm=work.perm, row_base=row_base)
         return
     rows_per = max(2, _pow2(rows))
@@ -941,8 +941,6 @@ def _launch_panel(
     parts = max(2, _pow2(programs))
     warp_rows = BATCH_PANEL_WARP_ROWS.get(panel.element_size(), 32) if batch > 1 and work is not None else 32
     rows_buffer = scratch((batch, 2 * parts, nb), panel.dtype, panel.device)
-    if work is not None and (work.perm is None or work.perm.shape[1] < 2 * nb):
-        work.perm = scratch((batch, 2 * nb), torch.int32, panel.device)
     perm = piv if work is None else work.perm  # a whole batch in one launch has no other columns to permute
     best = rows_buffer
     at = counters = piv

@@ -281,11 +281,11 @@ def lu_warp_kernel(
     target = lu_ptr + m4 * stride_lb + pos[:, :, None, None].to(gl.int64) * stride_lm + c4.to(gl.int64) * stride_ln
     gl.store(target, blk, mask=inside)
     if WRITE_PERM:
-        top = gl.minimum(M, N)
+        steps = gl.minimum(M, N)
         perm = perm_ptr + mat[:, None] * stride_qb
         live = (mat[:, None] < BATCH) & (row < M)
-        gl.store(perm + pos, row_base + row, mask=live & (pos < top))  # the row that ends at position pos
-        gl.store(perm + COLS + row, row_base + pos, mask=live & (row < top))  # where the row at position row ends
+        gl.store(perm + pos, row_base + row, mask=live & (pos < steps))  # the row that ends at position pos
+        gl.store(perm + COLS + row, row_base + pos, mask=live & (row < steps))  # where the row at position row ends
     first = (row == 0) & (mat[:, None] < BATCH)
     info = info_ptr + mat[:, None] * stride_ib + 0 * row
     old = gl.load(info, mask=first & (row_base > 0), other=0)  # an earlier panel's zero pivot stays the first
