@@ -29,6 +29,7 @@ from densela.kernels.lu import (
     interchange_rows_kernel,
     lu_panel_kernel,
     matvec_kernel,
+    nonfinite_flag_kernel,
     permute_solve_kernel,
     sweep_solve_kernel,
 )
@@ -58,11 +59,12 @@ def compile_hopper(
     descriptors: dict[str, str] | None = None,
     num_warps: int = 4,
     pointers: dict[str, str] | None = None,
+    sixteens: tuple[str, ...] = (),
 ) -> Any:
     """``kernel`` compiled for Hopper: pointers of type ``pointer`` unless ``pointers`` names another (16-byte
-    aligned, as Triton specializes the pointers of aligned tensors), the ``ones`` arguments specialized to 1,
-    the other integers unspecialized, tensor descriptors typed by ``descriptors`` (name ->
-    'tensordesc<fp16[128,64]>')."""
+    aligned, as Triton specializes the pointers of aligned tensors), the ``ones`` arguments specialized to 1, the
+    ``sixteens`` to multiples of 16 (as Triton specializes such integers), the other integers unspecialized, tensor
+    descriptors typed by ``descriptors`` (name -> 'tensordesc<fp16[128,64]>')."""
     signature, constexprs = dict(descriptors or {}), dict(constants, **dict.fromkeys(ones, 1))
     attrs = {}
     for i, name in enumerate(kernel.arg_names):
@@ -77,6 +79,8 @@ def compile_hopper(
             signature[name] = "fp64"
         else:
             signature[name] = "i32"
+            if name in sixteens:
+                attrs[(i,)] = [["tt.divisibility", 16]]
     source = (GluonASTSource if kernel in GLUON_KERNELS else ASTSource)(kernel, signature, constexprs, attrs)
     return triton.compile(source, target=HOPPER, options={"num_warps": num_warps})
 
@@ -428,6 +432,19 @@ def test_sweep_solve_compiles_for_hopper(lower: bool, vectors: str, cols: int) -
 def test_matvec_compiles_for_hopper(ones):
     ptx = compile_ptx(matvec_kernel, "*fp64", dict(BLOCK_M=64, BLOCK_N=128), ones)
     assert "fma.rn.f64" in ptx and ".local" not in ptx
+
+
+@compiled
+@pytest.mark.parametrize("pointer", ["*fp32", "*fp64"])
+def test_finite_check_counts_programs_in_with_one_atomic(pointer: str) -> None:
+    """``nonfinite_flag_kernel``: one acquire-release 64-bit addition a program (its count and its verdict), an
+    exchange that sets the word back to zero from the last one; rows of unit stride and a multiple of 16 items
+    (``lu._as_rows`` views a dense array as rows of up to 256) loaded in 16-byte vectors."""
+    ptx = compile_ptx(nonfinite_flag_kernel, pointer, dict(BLOCK_R=16, BLOCK_C=256), ("stride_c",),
+                      pointers={"state_ptr": "*i64", "flag_ptr": "*i32"}, sixteens=("C", "stride_r"))  # fmt: skip
+    assert "atom.global.gpu.acq_rel.add.u64" in ptx, "no counting in with acquire-release order"
+    assert ptx.count("atom.") == 2, "one addition and one exchange"
+    assert "ld.global.v4.b32" in ptx or "ld.global.v2.b64" in ptx, "rows not read in 16-byte vectors"
 
 
 WARP_INT_POINTERS = {name: "*i32" for name in ("piv_ptr", "info_ptr", "flag_ptr", "count_ptr", "perm_ptr")}

@@ -892,6 +892,45 @@ def test_lu_solve_check_finite(device: str) -> None:
     assert bool(torch.isnan(x[:, 1]).any()) and not bool(torch.isnan(x[:, 0]).any())
 
 
+@pytest.mark.parametrize("layout", ["row", "col", "strided", "strided_col"])
+@pytest.mark.parametrize("shape", [(1, 1), (7, 1), (1, 33), (33, 5), (2, 9, 9), (3, 70, 130), (3000, 8)], ids=str)
+def test_finite_check_reads_every_item_of_the_view_and_nothing_else(
+    shape: tuple[int, ...], layout: Layout, device: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``lu._finite`` over views whose items are rows of one stride: one launch of ``nonfinite_flag_kernel`` (no
+    torch.isfinite) finds a NaN or an infinity at a corner or inside, and nothing in the strided layouts' gaps (NaN
+    there); repeated calls (its state word set back to zero by the last program) keep answering."""
+    monkeypatch.setattr(torch, "isfinite", lambda t: pytest.fail("torch.isfinite instead of the kernel"))
+    values = gaussian(shape, "finite-view", *shape)
+    last = tuple(s - 1 for s in shape)
+    middle = tuple(s // 2 for s in shape)
+    for dtype in (torch.float32, torch.float64):
+        assert densela.lu._finite(place(values, dtype, device, layout)), f"{dtype}: finite {layout} view"
+        for where, bad in ((last, np.nan), (middle, np.inf), (tuple(0 for _ in shape), -np.inf)):
+            poisoned = values.copy()
+            poisoned[where] = bad
+            assert not densela.lu._finite(place(poisoned, dtype, device, layout)), f"{dtype}: {bad} at {where}"
+        assert densela.lu._finite(place(values, dtype, device, layout)), f"{dtype}: finite again"
+
+
+def test_finite_check_of_views_that_are_not_rows_of_one_stride(device: str) -> None:
+    """Views whose leading dimensions do not merge (and vectors) are checked too: by torch where there is no rows
+    view (``_as_rows`` None), by the kernel for a vector."""
+    base = place(gaussian((2, 9, 9), "finite-odd"), torch.float64, device)
+    cut = base[:, :5]  # (2, 5, 9) with a matrix stride of 81: neither its rows nor its columns merge
+    assert densela.lu._as_rows(cut) is None and densela.lu._as_rows(cut.mT) is None
+    assert densela.lu._finite(cut)
+    base[1, 4, 8] = float("nan")
+    assert not densela.lu._finite(cut)
+    base[1, 4, 8] = 0.0
+    base[1, 5, 0] = float("inf")  # outside the view
+    assert densela.lu._finite(cut)
+    vector = place(gaussian((1, 40), "finite-vector"), torch.float32, device)[0, ::3]
+    assert densela.lu._as_rows(vector) is not None and densela.lu._finite(vector)
+    vector[13] = float("-inf")
+    assert not densela.lu._finite(vector)
+
+
 def _f(shape: tuple[int, ...], device: str, dtype: torch.dtype = torch.float64) -> torch.Tensor:
     return torch.from_numpy(gaussian(shape, "bad-input")).to(device).to(dtype)
 

@@ -575,6 +575,30 @@ def matvec_kernel(
 
 
 @triton.jit
+def nonfinite_flag_kernel(x_ptr, R, C, stride_r, stride_c, state_ptr, flag_ptr, BLOCK_R: tl.constexpr,
+                          BLOCK_C: tl.constexpr):  # fmt: skip
+    """Writes 1 to ``flag_ptr[0]`` when every item of the R x C strided array x is finite, else 2, from the last of
+    its programs (one per BLOCK_R x BLOCK_C tile) to finish. Each program adds 1 + (2^32 if its tile holds a NaN or
+    an infinity) to the int64 word ``state_ptr[0]`` (zero at the launch); the program whose addition finds every
+    other one's there reads the verdict from the high word, writes the flag, and sets the word back to zero. The
+    flag may lie in pinned host memory mapped into the device's address space, which the host polls
+    (``lu._check_finite``)."""
+    tiles_c = tl.cdiv(C, BLOCK_C)
+    pid = tl.program_id(0)
+    rows = (pid // tiles_c) * BLOCK_R + tl.arange(0, BLOCK_R)
+    cols = (pid % tiles_c) * BLOCK_C + tl.arange(0, BLOCK_C)
+    mask = (rows[:, None] < R) & (cols[None, :] < C)
+    offsets = rows[:, None].to(tl.int64) * stride_r + cols[None, :].to(tl.int64) * stride_c
+    x = tl.load(x_ptr + offsets, mask=mask, other=0.0)
+    bad = tl.max(((x != x) | (tl.abs(x) == float("inf"))).to(tl.int64))
+    seen = tl.atomic_add(state_ptr, 1 + (bad << 32))
+    if (seen & 0xFFFFFFFF) == tl.num_programs(0) - 1:
+        found = ((seen >> 32) + bad) > 0
+        tl.atomic_xchg(state_ptr, 0)
+        tl.store(flag_ptr, 1 + found.to(tl.int32))
+
+
+@triton.jit
 def any_nonzero_kernel(x_ptr, n, flag_ptr, BLOCK: tl.constexpr):
     """Writes 1 to ``flag_ptr[0]`` when the n int32 items of x are all zero, else 2 (one program). The flag may lie in
     pinned host memory mapped into the device's address space, which the host polls (``lu._any_singular``)."""
