@@ -913,6 +913,19 @@ def test_finite_check_reads_every_item_of_the_view_and_nothing_else(
         assert densela.lu._finite(place(values, dtype, device, layout)), f"{dtype}: finite again"
 
 
+def test_finite_check_leaves_the_factorizations_flag_alone(device: str) -> None:
+    """A checked ``lu_factor`` takes the thread's flag for its factorization before the check runs: the check answers
+    in a flag of its own (on a GPU the factorization's kernels set theirs later, and a flag already set by the check
+    would end the wait for them with the check's verdict); a singular batch checked on the way still warns."""
+    flag = densela.lu._flag(device == "cuda")
+    assert densela.lu._finite(place(gaussian((5, 6, 6), "flag-alone"), torch.float64, device))
+    assert int(flag[1][0]) == 0, "the finite check wrote the factorization's flag"
+    values = gaussian((40, 6, 6), "flag-alone-singular")
+    values[17, :, 2] = 0.0
+    with pytest.warns(dl.LinAlgWarning, match=r"Diagonal number 3 is exactly zero \(matrix 17\)"):
+        dl.lu_factor(place(values, torch.float64, device))
+
+
 def test_finite_check_of_views_that_are_not_rows_of_one_stride(device: str) -> None:
     """Views whose leading dimensions do not merge (and vectors) are checked too: by torch where there is no rows
     view (``_as_rows`` None), by the kernel for a vector."""

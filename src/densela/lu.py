@@ -359,19 +359,20 @@ def _check_finite(op: str, **named: torch.Tensor) -> None:
 
 def _finite(t: torch.Tensor) -> bool:
     """Whether every item of ``t`` is finite. On the current CUDA device (and in the interpreter) one launch of
-    ``nonfinite_flag_kernel`` answers into the thread's flag (``_flag``), which the host polls: no copy, no stream
-    synchronization and no boolean array, where torch.isfinite(t).all() takes three launches and a copy back. H100,
-    2026-11-27 (bench-results/nvidia-h100/2026-11-27-check-kernel/, call 2), ``lu_factor`` checked, torch's check ->
-    this one: float64 1000 x 64 x 64 429 -> 257 us (unchecked 270-275), 10000 x 32 x 32 410 -> 169 (151), 10000 x 8 x
-    8 96 -> 80 (35), float32 1000 x 16 x 16 84 -> 49 (24); ``solve`` at n = 1000 and 4096 within its noise. Elsewhere,
-    where the device cannot reach the flag, or where ``t``'s items are not rows of one stride, torch.isfinite."""
+    ``nonfinite_flag_kernel`` answers into the thread's flag for it (``_flag``), which the host polls: no copy, no
+    stream synchronization and no boolean array, where torch.isfinite(t).all() takes three launches and a copy back.
+    H100, 2026-11-27 (bench-results/nvidia-h100/2026-11-27-check-kernel/, calls 2 and 6), the lab's measure of
+    ``lu_factor`` checked less unchecked, torch's check -> this one: float64 10000 x 32 x 32 258 -> 63 us, 10000 x 8 x
+    8 62 -> 36, float32 1000 x 16 x 16 60 -> 57 (most of what is left: the host waits for the verdict, then launches the
+    factorization onto an idle GPU); ``solve`` at n = 1000 and 4096 within its noise. Elsewhere, where the device
+    cannot reach the flag, or where ``t``'s items are not rows of one stride, torch.isfinite."""
     here = INTERPRET or (t.is_cuda and t.get_device() == torch._C._cuda_getDevice() and _flag_reachable(t.get_device()))
     rows = _as_rows(t) if here else None
     if rows is not None:
         r, c = rows.shape
         block_c = min(_pow2(c), 256)
         block_r = max(1, FINITE_BLOCK // block_c)
-        flag = _flag(t.is_cuda)
+        flag = _flag(t.is_cuda, finite=True)
         state = _PINNED.__dict__.setdefault("finite_states", {})
         if (word := state.get(t.device)) is None:
             word = state[t.device] = torch.zeros(1, dtype=torch.int64, device=t.device)
@@ -444,15 +445,17 @@ SPIN_SECONDS = 0.002
 factorization: the host need not spin through it)."""
 
 
-def _flag(pinned: bool = True) -> tuple[torch.Tensor, Any]:
+def _flag(pinned: bool = True, finite: bool = False) -> tuple[torch.Tensor, Any]:
     """The calling thread's flag: an int32 word in pinned host memory (which the device reaches through its mapping
     of it; ``pinned=False``: an ordinary host tensor, for the interpreter) and its NumPy view, set to 0. A
-    workspace that plans keep (``_launch.WORKSPACE_TENSORS``): the thread's replays write their flag."""
+    workspace that plans keep (``_launch.WORKSPACE_TENSORS``): the thread's replays write their flag. ``finite``:
+    the finite check's own flag (``_finite``), which a checked ``lu_factor`` sets while the factorization's flag
+    waits for its kernels."""
     flags = _PINNED.__dict__.setdefault("flags", {})
-    if (entry := flags.get(pinned)) is None:
+    if (entry := flags.get((pinned, finite))) is None:
         flag = torch.zeros(1, dtype=torch.int32, pin_memory=pinned)
         WORKSPACE_TENSORS[id(flag)] = flag
-        entry = flags[pinned] = (flag, flag.numpy())
+        entry = flags[(pinned, finite)] = (flag, flag.numpy())
     entry[1][0] = 0
     return entry
 
