@@ -449,8 +449,8 @@ def _flag(pinned: bool = True, finite: bool = False) -> tuple[torch.Tensor, Any]
     """The calling thread's flag: an int32 word in pinned host memory (which the device reaches through its mapping
     of it; ``pinned=False``: an ordinary host tensor, for the interpreter) and its NumPy view, set to 0. A
     workspace that plans keep (``_launch.WORKSPACE_TENSORS``): the thread's replays write their flag. ``finite``:
-    the finite check's own flag (``_finite``), which a checked ``lu_factor`` sets while the factorization's flag
-    waits for its kernels."""
+    the finite check's own flag (``_finite``): a checked ``lu_factor`` runs the check after it has taken the other
+    flag for its factorization's kernels, which set it later."""
     flags = _PINNED.__dict__.setdefault("flags", {})
     if (entry := flags.get((pinned, finite))) is None:
         flag = torch.zeros(1, dtype=torch.int32, pin_memory=pinned)

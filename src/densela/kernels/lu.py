@@ -582,7 +582,7 @@ def nonfinite_flag_kernel(x_ptr, R, C, stride_r, stride_c, state_ptr, flag_ptr, 
     an infinity) to the int64 word ``state_ptr[0]`` (zero at the launch); the program whose addition finds every
     other one's there reads the verdict from the high word, writes the flag, and sets the word back to zero. The
     flag may lie in pinned host memory mapped into the device's address space, which the host polls
-    (``lu._check_finite``)."""
+    (``lu._finite``)."""
     tiles_c = tl.cdiv(C, BLOCK_C)
     pid = tl.program_id(0)
     rows = (pid // tiles_c) * BLOCK_R + tl.arange(0, BLOCK_R)
