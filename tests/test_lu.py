@@ -1890,8 +1890,9 @@ def test_batch_through_the_blocked_algorithm(monkeypatch: pytest.MonkeyPatch, dt
 
 @pytest.mark.gpu
 def test_large_float64_batches_of_warp_sized_matrices_go_blocked(monkeypatch: pytest.MonkeyPatch) -> None:
-    # from WARP_FLOAT64_BATCH matrices on, float64 matrices that lu_warp_kernel would take whole across warps
-    # go through the blocked path (its panels by the same kernel); float32 and smaller batches stay whole
+    # from WARP_FLOAT64_BATCH matrices on, float64 matrices, square or tall, that lu_warp_kernel would take whole
+    # across warps go through the blocked path (its panels by the same kernel); float32, wide matrices and smaller
+    # batches stay whole
     monkeypatch.setattr(densela.lu, "WARP_FLOAT64_BATCH", 3)
     blocked = []
     factor_large = densela.lu._factor_large
@@ -1899,13 +1900,15 @@ def test_large_float64_batches_of_warp_sized_matrices_go_blocked(monkeypatch: py
                         factor_large(call, src, *rest))  # fmt: skip
     values = np.random.default_rng(12).standard_normal((3, 64, 64))
     values[1, :, 9] = 0.0
-    for dtype, batch in ((torch.float64, 3), (torch.float64, 2), (torch.float32, 3)):
-        lu, piv, info = dl.lu_factor_ex(torch.from_numpy(values[:batch]).to("cuda", dtype))
+    for dtype, batch, m, n in ((torch.float64, 3, 64, 64), (torch.float64, 2, 64, 64), (torch.float32, 3, 64, 64),
+                               (torch.float64, 3, 64, 32), (torch.float64, 3, 32, 64)):  # fmt: skip
+        part = values[:batch, :m, :n]
+        lu, piv, info = dl.lu_factor_ex(torch.from_numpy(part).to("cuda", dtype))
         assert int64_cpu(info).tolist() == [0, 10, 0][:batch]
-        assert_lu_valid(values[:batch], lu, piv, dtype, f"{batch} of {dtype}")
+        assert_lu_valid(part, lu, piv, dtype, f"{batch} of {m} x {n} {dtype}")
         for i in (0, 2)[: batch - 1]:
-            assert_pivots_match(piv[i], scipy_factor(values[i], dtype)[1], f"{batch} of {dtype}, matrix {i}")
-    assert blocked == [(3, 64, 64)]
+            assert_pivots_match(piv[i], scipy_factor(part[i], dtype)[1], f"{batch} of {m} x {n} {dtype}, matrix {i}")
+    assert blocked == [(3, 64, 64), (3, 64, 32)]
 
 
 @pytest.mark.parametrize("shape", [(3, 200, 12), (3, 9, 9), (1, 40, 24), gpu_only((3, 128, 128))], ids=str)

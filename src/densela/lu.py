@@ -203,15 +203,17 @@ WARP_SPLIT_THREADS = 256
 matrices of 128 x 128 float32 over 16 warps (512 threads, four to a row) took 15.1 ms, against 8.7 for the
 blocked path; 128 x 64 over 8 warps 2.4 against 4.8."""
 WARP_FLOAT64_BATCH = 600
-"""Batches of at least this many float64 matrices that ``lu_warp_kernel`` would take whole across warps go through
-the blocked path instead, whose panels the same kernel factors (``_launch_panel``). H100, 2026-11-27, ``lu_factor``
-unchecked as the lab times it, whole -> blocked (bench-results/nvidia-h100/2026-11-27-check-kernel/, calls 2-3): 64 x
-64 at 20, 100, 300 matrices 104 -> 170, 105 -> 161, 116 -> 160 us, at 600 186 -> 138, 1000 259 -> 186, 1200 305 -> 183,
-1500 333 -> 210; 48 x 48 at 20-100 82-84 -> 77-83, 300 92 -> 77, 600 154 -> 90, 1000 212 -> 134; 40 x 40 at 20-300
-78-84 -> 150-173, 600 140 -> 135 (the blocked path's time nearly flat up to 600 matrices: its launches' latency).
-Session 55 had put the line at 1200 from a blocked tree that took 282 us at 1000 x 64 x 64 (its panels, presumably,
-not on the warp kernel). float32 stays whole: blocked, it lost in checked calls (call 1: 48 x 48 at 2000 matrices
-258 -> 634 us, at 10000 1010 -> 1553; 64 x 64 at 2000 385 -> 723), where the whole path paid the larger check."""
+"""Batches of at least this many float64 matrices, square or tall, that ``lu_warp_kernel`` would take whole across
+warps go through the blocked path instead, whose panels the same kernel factors (``_launch_panel``); wide ones (32 x
+64 and the like, not measured) stay whole, since on the blocked path they would not replay (``_replays``). H100,
+2026-11-27, ``lu_factor`` unchecked as the lab times it, whole -> blocked
+(bench-results/nvidia-h100/2026-11-27-check-kernel/, calls 2-3): 64 x 64 at 20, 100, 300 matrices 104 -> 170, 105 ->
+161, 116 -> 160 us, at 600 186 -> 138, 1000 259 -> 186, 1200 305 -> 183, 1500 333 -> 210; 48 x 48 at 20-100 82-84 ->
+77-83, 300 92 -> 77, 600 154 -> 90, 1000 212 -> 134; 40 x 40 at 20-300 78-84 -> 150-173, 600 140 -> 135 (the blocked
+path's time nearly flat up to 600 matrices: its launches' latency). Session 55 had put the line at 1200 from a
+blocked tree that took 282 us at 1000 x 64 x 64 (its panels, presumably, not on the warp kernel). float32 stays
+whole: blocked, it lost in checked calls (call 1: 48 x 48 at 2000 matrices 258 -> 634 us, at 10000 1010 -> 1553; 64
+x 64 at 2000 385 -> 723), where the whole path paid the larger check."""
 WARP_WARPS = 2
 """Warps per program of ``lu_warp_kernel`` for matrices of 17 to 32 rows (a warp each); smaller ones (two or
 four to a warp) take one warp per program. H100, 2026-11-24, 10000 matrices of 32 x 32: 1, 2 or 4 warps within
@@ -599,7 +601,7 @@ def factor(
     warp, small = None, False
     if batch > 1 and call.backend != "torch" and min(m, n):
         warp = _warp_launch(m, n, src.element_size()) if call.run_device.type == "cuda" and not INTERPRET else None
-        if warp and warp.split > 1 and src.element_size() == 8 and batch >= WARP_FLOAT64_BATCH:
+        if warp and warp.split > 1 and src.element_size() == 8 and m >= n and batch >= WARP_FLOAT64_BATCH:
             warp = None
         small = bool(warp) or _pow2(m) * _pow2(n) <= BATCHED_SMALL
     if check is not None and (small or in_place):  # otherwise the copy into the working array checks
