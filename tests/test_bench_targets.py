@@ -243,3 +243,34 @@ def test_the_targets_table_passes_over_a_run_cut_short(tmp_path: Path) -> None:
     assert latest["lu-large"][1].parent.name == "whole" and len(latest["lu-large"][2]) == 2
     assert [(suite, path.parent.name) for suite, path in later] == [("lu-large", "cut")]
     assert script.cut_short(runs["cut"]) and not script.cut_short(runs["old"]) and not script.cut_short(runs["whole"])
+
+
+def test_the_targets_history_takes_the_latest_whole_runs_newest_first(tmp_path: Path) -> None:
+    """``scripts/issue-targets.py --runs``: each target's verdicts on the latest whole runs of its suite, newest first,
+    a run cut short left out, and None past the suite's oldest run; the table counts the judged runs that met it."""
+    import importlib.util
+
+    from densela.bench.rows import append_row
+
+    spec = importlib.util.spec_from_file_location(
+        "issue_targets", Path(__file__).parent.parent / "scripts/issue-targets.py"
+    )
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    runs = {
+        "first": (1.6, "2026-11-20", 1),
+        "second": (1.2, "2026-11-24", 1),
+        "cut": (0.5, "2026-11-25", 2),  # one row of two: cut short
+        "third": (1.7, "2026-11-26", 1),
+    }
+    for name, (speedup, date, planned) in runs.items():
+        (tmp_path / name).mkdir()
+        append_row(tmp_path / name / "rows.jsonl", row("lu-large", "lu", (4096,), "float64", speedup, date=date,
+                                                       suite_rows=planned))  # fmt: skip
+    whole, later = script.suite_runs(tmp_path)
+    assert [path.parent.name for _, path, _ in whole["lu-large"]] == ["third", "second", "first"]
+    assert later == []  # the cut-short run is older than the newest whole one
+    verdicts = {c.target: v for c, v in script.history(whole, 4)}
+    assert verdicts["LU n = 4096: >= 1.5x cuSOLVER"] == [True, False, True, None]
+    table = script.history_table(script.history(whole, 4))
+    assert "| 6 | LU n = 4096: >= 1.5x cuSOLVER | yes, no, yes, - | 2 of 3 |" in table
