@@ -80,12 +80,9 @@ def history(whole: dict[str, list[Run]], depth: int) -> list[tuple[Check, list[b
         >>> [(c.target, verdicts) for c, verdicts in history(runs, 3)][:1]
         [('LU n = 4096: >= 1.5x cuSOLVER', [True, False, None])]
     """
-    levels = []
-    for i in range(depth):
-        runs = {suite: mine[i] for suite, mine in whole.items() if len(mine) > i}
-        levels.append({c.target: c.met for c in checks_of(runs)} if runs else {})
-    newest = checks_of({suite: mine[0] for suite, mine in whole.items() if mine})
-    return [(c, [level.get(c.target) for level in levels]) for c in newest]
+    levels = [checks_of({suite: mine[i] for suite, mine in whole.items() if len(mine) > i}) for i in range(depth)]
+    verdicts = [{c.target: c.met for c in level} for level in levels]
+    return [(c, [level.get(c.target) for level in verdicts]) for c in levels[0]] if levels else []
 
 
 def history_table(rows: list[tuple[Check, list[bool | None]]]) -> list[str]:

@@ -375,9 +375,7 @@ def _finite(t: torch.Tensor) -> bool:
         block_c = min(_pow2(c), 256)
         block_r = max(1, FINITE_BLOCK // block_c)
         flag = _flag(t.is_cuda, finite=True)
-        state = _PINNED.__dict__.setdefault("finite_states", {})
-        if (word := state.get(t.device)) is None:
-            word = state[t.device] = torch.zeros(1, dtype=torch.int64, device=t.device)
+        word = kept_counters("lu-finite", 2, t.device)[:2].view(torch.int64)  # the kernel's last program zeroes it
         _NONFINITE((cdiv(r, block_r) * cdiv(c, block_c),), rows, r, c, *rows.stride(), word, flag[0],
                    BLOCK_R=block_r, BLOCK_C=block_c, num_warps=4)  # fmt: skip
         verdict = _await_flag(flag[1], t.device)
