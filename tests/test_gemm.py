@@ -1251,6 +1251,70 @@ def test_a_replay_builds_an_argument_passed_twice_once(device, monkeypatch):
     assert len(builds) == 1, "the view passed twice was built once"
 
 
+def test_direct_launch_passes_what_tritons_wrapper_passes(monkeypatch):
+    """``_launch._Direct`` calls a compiled kernel's C launch itself: for the arguments of a kernel with TMA
+    descriptors it must pass exactly what Triton's ``wrap_handle_tensordesc`` passes (each descriptor replaced by its
+    encoded map, shape and strides; one the kernel decomposes itself by its base, shapes and strides), encoding a
+    descriptor again only where its base address, shape, strides or padding differ from those encoded before."""
+    from types import SimpleNamespace
+
+    from triton.backends.nvidia import driver
+
+    encoded = []
+
+    def encode(desc, meta):  # stands in for cuTensorMapEncodeTiled, which needs a GPU
+        if meta is None:
+            return [desc.base, *desc.shape, *desc.strides, desc.padding == "nan", *desc.shape, *desc.strides]
+        encoded.append((desc.base.data_ptr(), meta["block_size"]))
+        return [("map", desc.base.data_ptr(), *meta["block_size"]), *desc.shape, *desc.strides]
+
+    monkeypatch.setattr(driver, "make_tensordesc_arg", encode)
+    monkeypatch.setattr(densela._launch, "make_tensordesc_arg", encode)
+    meta = {"block_size": [16, 32]}
+    signature = {0: "*fp32", 1: "tensordesc<fp32[16, 32]>", 2: "i32", 3: "tensordesc<fp32[8, 8]>", 4: "constexpr"}
+    base_args = tuple(range(driver._BASE_ARGS_FORMAT_LEN))
+    wrapped = driver.wrap_handle_tensordesc(lambda *args: args, signature, [meta, None])
+    run = SimpleNamespace(launch=wrapped, launch_cooperative_grid=False, launch_pdl=False, global_scratch_size=0,
+                          profile_scratch_size=0)  # fmt: skip
+    direct = densela._launch._direct(SimpleNamespace(run=run, function=7, packed_metadata=(4, 1, 0)))
+    assert direct is not None and direct.descriptors == ((1, meta), (3, None))
+
+    def descriptor(base: torch.Tensor, shape: list[int]) -> SimpleNamespace:
+        return SimpleNamespace(base=base, shape=shape, strides=[shape[1], 1], padding="zero")
+
+    x, y = torch.zeros(64 * 64), torch.zeros(64 * 64)
+    calls = [(x, descriptor(x, [64, 64]), 5, descriptor(y, [8, 8]), 3),
+             (x, descriptor(x, [64, 64]), 6, descriptor(y, [8, 8]), 3),  # the same memory: not encoded again
+             (x, descriptor(y, [64, 64]), 6, descriptor(x, [8, 8]), 3),  # another base
+             (x, descriptor(y, [32, 64]), 6, descriptor(x, [8, 8]), 3)]  # fmt: skip  # another shape
+    for args in calls:
+        want = list(wrapped(*base_args, *args)[len(base_args) :])
+        encoded_by_triton = len(encoded)
+        assert direct.expand(args) == want
+        assert len(encoded) == encoded_by_triton + (args is not calls[1])
+    monkeypatch.setattr(densela._launch, "ENCODED_DESCRIPTORS", len(direct.encoded))
+    direct.expand((x, descriptor(x, [16, 64]), 6, descriptor(x, [8, 8]), 3))  # full: the kept ones dropped first
+    assert len(direct.encoded) == 1
+
+
+@pytest.mark.gpu
+def test_direct_launches_replay_products_on_new_and_reused_memory(device):
+    """On a GPU the warp-specialized kernel launches directly (``_launch._Direct``) with its descriptors' encoded maps
+    kept by address: replays on new operands, on the same operands with new contents, and on memory freed and
+    allocated again all compute their own product."""
+    gemm = GEMM_MODULE
+    n = 2048  # the warp-specialized kernel's (1024^3 16-bit products take the TMA kernel's mid tiles)
+    for _ in range(3):
+        a, b = make((n, n), torch.bfloat16, device), make((n, n), torch.bfloat16, device)
+        check(dl.matmul(a, b), a, b, what="new operands")
+        a.copy_(make((n, n), torch.bfloat16, device))
+        check(dl.matmul(a, b), a, b, what="the same operands, new contents")
+        del a, b  # the next ones likely take the same memory
+    entries = [entry for entry in gemm._WS.compiled.values()]
+    assert entries and all(entry[2] is not None and entry[2].descriptors for entry in entries)
+    assert any(entry[2].encoded for entry in entries)
+
+
 # --- large sizes: GPU only --------------------------------------------------------------------------------------
 
 

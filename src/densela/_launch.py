@@ -4,7 +4,8 @@
 before it finds the compiled kernel: about 30 us per launch in Triton 3.6, more than a small product takes
 on the GPU. A ``Launcher`` keys its own cache on what Triton specializes on (each integer's ``== 1``,
 ``% 16 == 0`` and range; each tensor's dtype and 16-byte alignment; each tensor descriptor's dtype and block
-shape; the constexprs and launch options) and calls the compiled kernel's launcher directly. The first
+shape; the constexprs and launch options) and calls the compiled kernel's C launch function directly
+(``_Direct``: Triton's Python launcher around it encodes every TMA descriptor again on each launch). The first
 launch of every key goes through ``kernel[grid]``, which compiles or finds the kernel; Triton's
 interpreter always takes that path.
 """
@@ -21,6 +22,11 @@ import torch
 from triton import knobs
 from triton.experimental.gluon.nvidia.hopper import TensorDescriptor as GluonDescriptor
 from triton.tools.tensor_descriptor import TensorDescriptor
+
+try:
+    from triton.backends.nvidia.driver import make_tensordesc_arg
+except ImportError:  # no NVIDIA backend: no launch takes ``_Direct``'s path
+    make_tensordesc_arg = None
 
 from densela._arrays import INTERPRET
 
@@ -112,25 +118,97 @@ class Launcher:
             entry = self.compiled.get(key := tuple(key))
             if entry is None:
                 compiled = self.kernel[grid](*args, **kwargs)
-                entry = self.compiled[key] = (compiled, tuple(kwargs[name] for name in self.names[len(args) :]))
+                tail = tuple(kwargs[name] for name in self.names[len(args) :])
+                entry = self.compiled[key] = (compiled, tail, _direct(compiled))
             else:
                 self.run(entry, grid, args, kwargs)
         launches = getattr(_local, "launches", None)
         if launches is not None:
             launches.append(_Launch(self, grid, args, kwargs, entry))
 
-    def run(self, entry: tuple[Any, tuple] | None, grid: tuple[int, ...], args: tuple, kwargs: dict) -> None:
+    def run(self, entry: tuple[Any, tuple, _Direct | None] | None, grid: tuple[int, ...], args: tuple,
+            kwargs: dict) -> None:  # fmt: skip
         """Launches the compiled ``entry`` (None, or a launch hook registered: through ``kernel[grid]``)."""
         if entry is None or _hooked():
             self.kernel[grid](*args, **kwargs)
             return
-        compiled, tail = entry
+        compiled, tail, direct = entry
         stream = torch._C._cuda_getCurrentRawStream(torch._C._cuda_getDevice())
         grid_1 = grid[1] if len(grid) > 1 else 1
         grid_2 = grid[2] if len(grid) > 2 else 1
-        compiled.run(
-            grid[0], grid_1, grid_2, stream, compiled.function, compiled.packed_metadata, None, None, None, *args, *tail
-        )
+        if direct is None:
+            compiled.run(grid[0], grid_1, grid_2, stream, compiled.function, compiled.packed_metadata, None, None, None,
+                         *args, *tail)  # fmt: skip
+            return
+        if direct.descriptors:
+            args = direct.expand(args)
+        direct.launch(grid[0], grid_1, grid_2, stream, direct.function, direct.cooperative, direct.pdl, None, None,
+                      direct.metadata, None, None, None, *args, *tail)  # fmt: skip
+
+
+class _Direct(NamedTuple):
+    """A compiled kernel's own C launch function, called without Triton's Python wrapper around it, which costs
+    more host time than the launch itself for kernels with TMA descriptors: it encodes every descriptor again on
+    each launch (``cuTensorMapEncodeTiled`` through ``make_tensordesc_arg``) and rebuilds the argument list item by
+    item. ``descriptors``: the descriptor arguments' positions among the kernel's arguments with Triton's metadata
+    for each (swizzle, block, element type), in order; ``encoded`` keeps each descriptor's launch arguments (the
+    encoded map, then its shape and strides) by its base address, shape, strides and padding, all that the map
+    encodes beside the metadata."""
+
+    launch: Any
+    function: int
+    cooperative: bool
+    pdl: bool
+    metadata: Any
+    descriptors: tuple[tuple[int, Any], ...]
+    encoded: dict[tuple, list]
+
+    def expand(self, args: tuple) -> list:
+        """``args`` with each descriptor replaced by its launch arguments, as Triton's wrapper passes them."""
+        out: list = []
+        start = 0
+        for position, meta in self.descriptors:
+            out += args[start:position]
+            start = position + 1
+            desc = args[position]
+            if meta is None:  # a descriptor the kernel decomposes itself: nothing encoded
+                out += make_tensordesc_arg(desc, None)
+                continue
+            key = (position, desc.base.data_ptr(), *desc.shape, *desc.strides, desc.padding)
+            made = self.encoded.get(key)
+            if made is None:
+                if len(self.encoded) >= ENCODED_DESCRIPTORS:
+                    self.encoded.clear()
+                made = self.encoded[key] = make_tensordesc_arg(desc, meta)
+            out += made
+        out += args[start:]
+        return out
+
+
+ENCODED_DESCRIPTORS = 64
+"""Encoded TMA descriptors a compiled kernel keeps (``_Direct.encoded``; all dropped when full): the operands of the
+calls a program repeats, each encoded once (H100, 2026-11-27: six descriptors a launch of the warp-specialized GEMM
+kernel cost about 25 us of host time to encode, bench-results/nvidia-h100/2026-11-27-host-launch/)."""
+
+
+def _direct(compiled: Any) -> _Direct | None:
+    """The ``_Direct`` launch of ``compiled`` (a Triton or Gluon kernel after its first launch): the ``launch`` that
+    Triton 3.6's NVIDIA launcher calls, unwrapped where it is ``wrap_handle_tensordesc``'s function around the C
+    launch (``_Direct.expand`` then does its work); None where the launcher is not that one or needs scratch memory
+    allocated per launch: those launch through ``compiled.run``."""
+    run = compiled.run
+    if not all(hasattr(run, name) for name in ("launch", "launch_cooperative_grid", "launch_pdl")):
+        return None
+    if getattr(run, "global_scratch_size", 1) or getattr(run, "profile_scratch_size", 1):
+        return None
+    launch, descriptors = run.launch, ()
+    code, closure = getattr(launch, "__code__", None), getattr(launch, "__closure__", None)
+    cells = dict(zip(code.co_freevars, (cell.cell_contents for cell in closure))) if code and closure else {}
+    if make_tensordesc_arg is not None and {"launcher", "tensordesc_indices", "tensordesc_meta"} <= cells.keys():
+        launch = cells["launcher"]
+        descriptors = tuple(zip(sorted(cells["tensordesc_indices"]), cells["tensordesc_meta"]))
+    return _Direct(launch, compiled.function, run.launch_cooperative_grid, run.launch_pdl, compiled.packed_metadata,
+                   descriptors, {})  # fmt: skip
 
 
 class _Launch(NamedTuple):
@@ -138,7 +216,7 @@ class _Launch(NamedTuple):
     grid: tuple[int, ...]
     args: tuple
     kwargs: dict
-    entry: tuple[Any, tuple] | None
+    entry: tuple[Any, tuple, _Direct | None] | None
 
 
 _local = threading.local()
