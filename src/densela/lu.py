@@ -1240,6 +1240,16 @@ MAX_REFINEMENTS = 12
 """Outer refinement steps (float64 residuals) before ``solve`` falls back to a float64 factorization."""
 KRYLOV = 100
 """GMRES iterations per refinement step at most."""
+MAX_APPLICATIONS = 80
+"""Applications of the preconditioner (the low-precision factors' two triangular solves) that the refinement of one
+right-hand side may spend before ``solve`` gives up and factors in float64: once they have cost about what that
+factorization costs, going on risks more than it can save (a ski-rental bound: at most about twice the better choice's
+time after the low-precision factorization). H100, n = 8192: an application about 1 ms, the float64 factorization 44
+ms; 16384: about 2.6 against 134 (bench-results/nvidia-h100/2026-11-27-host-launch/, lab lu-refine at be43b12). Without
+it, GMRES's 100 iterations a step let a stagnating refinement run 200 applications before falling back (TF32 and
+bfloat16 at cond 1e6: 241-248 ms at n = 8192 against 44 for float64's solve), and a slowly converging one far more (a
+CPU emulation of TF32 factors, n = 1024, cond 1e5: 708 applications; bench-results/cpu-emulation/2026-11-27-budget/).
+The lab's converging TF32 and bfloat16 solves at n = 8192 and cond 1e2 took 19 and 68 (session 50)."""
 
 
 def _solve(op: str, a: Any, b: Any, refine: str | None, report: bool) -> tuple[Any, SolveInfo]:
@@ -1297,9 +1307,9 @@ def _refined(call: Call, a: torch.Tensor, x: torch.Tensor, refine: str) -> Solve
 
     Each step solves the correction equation A d = r with GMRES preconditioned by the float32 factors
     (``_Preconditioner``), applied in float64 (to a relative residual of 1e-8 or KRYLOV iterations). Steps go
-    on while the residual at least halves, until ``||r||_inf <= eps ||A||_inf ||x||_inf``; the solution is
-    accepted when its residual passes LAPACK dsgesv's test, ``||r||_inf <= sqrt(n) eps ||A||_inf ||x||_inf``,
-    else ``solve`` falls back to a float64 factorization.
+    on while the residual at least halves, until ``||r||_inf <= eps ||A||_inf ||x||_inf`` or the column has applied
+    the preconditioner MAX_APPLICATIONS times; the solution is accepted when its residual passes LAPACK dsgesv's
+    test, ``||r||_inf <= sqrt(n) eps ||A||_inf ||x||_inf``, else ``solve`` falls back to a float64 factorization.
     """
     b = x.clone()
     n = a.shape[0]
@@ -1309,6 +1319,7 @@ def _refined(call: Call, a: torch.Tensor, x: torch.Tensor, refine: str) -> Solve
     precondition = _Preconditioner(call, a, REFINE_MODES[refine])
     if precondition.usable:
         for col in range(x.shape[1]):
+            budget = precondition.applications + MAX_APPLICATIONS
             xc = precondition(b[:, col])
             best, best_x = math.inf, xc
             for step in range(1, MAX_REFINEMENTS + 1):
@@ -1318,9 +1329,10 @@ def _refined(call: Call, a: torch.Tensor, x: torch.Tensor, refine: str) -> Solve
                 if not size < best / 2:
                     break
                 best, best_x = size, xc
-                if size <= eps:
+                left = budget - precondition.applications  # GMRES applies it once, then once per iteration
+                if size <= eps or left < 2:
                     break
-                xc = xc + _gmres(a, r, precondition)
+                xc = xc + _gmres(a, r, precondition, min(KRYLOV, left - 1))
             converged = best <= math.sqrt(n) * eps
             if not converged:
                 break
@@ -1352,6 +1364,7 @@ class _Preconditioner:
         peak = float(a.abs().max())
         self.scale = 2.0 ** -math.floor(math.log2(peak)) if peak > 0 else 1.0
         self.call = call
+        self.applications = 0
         lu, self.piv, info = factor(call, _batched((a * self.scale).to(torch.float32)), precision)
         self.factors = lu[0]
         self.usable = _first_singular(info) is None
@@ -1362,6 +1375,7 @@ class _Preconditioner:
                 self.sweeps = _Sweeps(self.factors, self.piv[0], 0)
 
     def __call__(self, v: torch.Tensor) -> torch.Tensor:
+        self.applications += 1
         if self.call.backend == "torch":
             return torch.linalg.lu_solve(self.factors, self.piv, v.unsqueeze(-1))[:, 0] * self.scale
         out = torch.empty((v.shape[0], 1), dtype=v.dtype, device=v.device)
@@ -1499,21 +1513,21 @@ def _matvec(a: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     return out
 
 
-def _gmres(a: torch.Tensor, r: torch.Tensor, precondition: Any) -> torch.Tensor:
+def _gmres(a: torch.Tensor, r: torch.Tensor, precondition: Any, iterations: int = KRYLOV) -> torch.Tensor:
     """An approximate solution d of A d = r: GMRES on M^-1 A d = M^-1 r in float64 (M: the float32 factors).
 
     Arnoldi with classical Gram-Schmidt applied twice; the small least-squares problem is solved on the
-    host after each iteration to test the residual (relative 1e-8) or stop after KRYLOV iterations.
+    host after each iteration to test the residual (relative 1e-8) or stop after ``iterations`` iterations.
     """
     z = precondition(r)
     beta = float(z.norm())
     if beta == 0 or not math.isfinite(beta):
         return torch.zeros_like(r)
-    basis = torch.empty((KRYLOV + 1, r.shape[0]), dtype=r.dtype, device=r.device)
+    basis = torch.empty((iterations + 1, r.shape[0]), dtype=r.dtype, device=r.device)
     basis[0] = z / beta
-    hess = torch.zeros((KRYLOV + 1, KRYLOV), dtype=torch.float64)
+    hess = torch.zeros((iterations + 1, iterations), dtype=torch.float64)
     y = torch.zeros(1, dtype=torch.float64)
-    for j in range(KRYLOV):
+    for j in range(iterations):
         w = precondition(_matvec(a, basis[j]))
         done = basis[: j + 1]
         h = done @ w
