@@ -170,6 +170,20 @@ def test_warp_specialized_from_its_least_work(monkeypatch, dtype, precision):
     assert tuning.choose_gemm_config(2048, 2048, 2048, dtype, precision, batch=2).kernel == "tiles"
 
 
+@pytest.mark.parametrize(("n", "wide"), [(768, False), (1024, False), (1280, True), (1536, False), (2000, True)])
+def test_medium_3xtf32_products_take_narrow_tiles_where_wide_ones_leave_sms_idle(monkeypatch, n, wide):
+    """3xTF32 products below WS_MIN_WORK take ``_GEMM_MEDIUM``'s 128 x 128 tiles where those fill at least
+    MEDIUM_MIN_FILL of their last wave of 132 SMs (1280^3: 100 tiles, 0.76; 2000^3: 256, 0.97), else 64 x 64 tiles
+    (768^3: 36 tiles, 1024^3: 64, 1536^3: 144 over two waves, 0.55), which ``_balanced`` may then split along K."""
+    monkeypatch.setattr(tuning, "INTERPRET", False)
+    monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
+    monkeypatch.setattr(tuning, "warp_specialized", lambda device: True)
+    cfg = tuning.choose_gemm_config(n, n, n, torch.float32, "tf32x3")
+    want = tuning._GEMM_MEDIUM["tf32x3"] if wide else tuning._GEMM_MEDIUM_NARROW["tf32x3"]
+    assert cfg._replace(split_k=1) == want, cfg
+    assert cfg.split_k == 1 or not wide, "128 x 128 tiles are never split (BALANCE_MAX_TILE)"
+
+
 @pytest.mark.parametrize(
     "n, dtype, precision, want",
     [

@@ -99,6 +99,16 @@ _GEMM_MEDIUM = {
     "tf32x3": GemmConfig(128, 128, 64, 8, 8, 2),
     "float64": GemmConfig(64, 64, 32, 8, 4, 3),
 }
+_GEMM_MEDIUM_NARROW = {"tf32x3": GemmConfig(64, 64, 64, 8, 4, 3)}
+"""``_GEMM_MEDIUM``'s narrower tiles, by arithmetic, for products whose wide tiles fill less than MEDIUM_MIN_FILL of
+their last wave of SMs (``_medium``). 3xTF32 on the H100, 2026-11-27 (GPU time of graph replays, against cuBLAS's
+SGEMM, ``bench-results/nvidia-h100/2026-11-27-host-launch/call11-x3mid.jsonl``; ``densela tune quick`` had found 64 x
+64 tiles at 1024^3 on an H200): 768^3 31.8 us against 50.1 on 128 x 128 tiles (1.15x SGEMM against 0.73x), 1024^3
+40.4 against 64.1 (1.56x against 0.99x), 1536^3 147.9 against 175.9 (1.30x against 1.09x); where the wide tiles fill
+their wave the narrow ones lose: 1280^3 88.3 against 79.3, 2000^3 266.1 against 247.0."""
+MEDIUM_MIN_FILL = 0.6
+"""The share of the last wave of SMs below which ``_medium`` takes the narrow tiles (1536^3 on 128 x 128 tiles: 0.55,
+1280^3: 0.76, 2000^3: 0.97, 1024^3: 0.48, 768^3: 0.27 on 132 SMs)."""
 _GEMM_SMALL = GemmConfig(32, 32, 32, 8, 2, 3)
 """m * n <= SMALL_MN: small tiles, so that the few output tiles still spread over the SMs (float32 512^3: 1.07
 of cuBLAS against 0.80 with 64 x 64 tiles, H100)."""
@@ -546,7 +556,23 @@ def _table_choice(
         if k <= SMALL_K:
             return _GEMM_SMALL_K_16BIT if arith == "16-bit" else _GEMM_SMALL_K
         return _GEMM_SMALL
-    return _mid_ws(arith, m, n, k, batch, device, tma) or _balanced(_GEMM_MEDIUM[arith], arith, m, n, k, batch, device)
+    medium = _medium(arith, m, n, batch, device)
+    return _mid_ws(arith, m, n, k, batch, device, tma) or _balanced(medium, arith, m, n, k, batch, device)
+
+
+def _medium(arith: str, m: int, n: int, batch: int, device: int | None) -> GemmConfig:
+    """``_GEMM_MEDIUM``'s tiles for ``arith``, or ``_GEMM_MEDIUM_NARROW``'s where the wide ones would fill less than
+    MEDIUM_MIN_FILL of their last wave of SMs.
+
+    Example (``device`` None: the interpreter's three SMs, which one 128 x 128 tile fills a third of):
+        >>> _medium("tf32x3", 128, 128, 1, None).block_m, _medium("tf32x3", 1024, 1024, 1, None).block_m
+        (64, 128)
+    """
+    wide, narrow = _GEMM_MEDIUM[arith], _GEMM_MEDIUM_NARROW.get(arith)
+    tiles = cdiv(m, wide.block_m) * cdiv(n, wide.block_n) * batch
+    if narrow is None or _wave_fill(tiles, multiprocessors(device)) >= MEDIUM_MIN_FILL:
+        return wide
+    return narrow
 
 
 def _mid_ws(arith: str, m: int, n: int, k: int, batch: int, device: int | None, tma: bool) -> GemmConfig | None:
