@@ -1242,14 +1242,14 @@ KRYLOV = 100
 """GMRES iterations per refinement step at most."""
 MAX_APPLICATIONS = 80
 """Applications of the preconditioner (the low-precision factors' two triangular solves) that the refinement of one
-right-hand side may spend before ``solve`` gives up and factors in float64: once they have cost about what that
-factorization costs, going on risks more than it can save (a ski-rental bound: at most about twice the better choice's
-time after the low-precision factorization). H100, n = 8192: an application about 1 ms, the float64 factorization 44
-ms; 16384: about 2.6 against 134 (bench-results/nvidia-h100/2026-11-27-host-launch/, lab lu-refine at be43b12). Without
-it, GMRES's 100 iterations a step let a stagnating refinement run 200 applications before falling back (TF32 and
-bfloat16 at cond 1e6: 241-248 ms at n = 8192 against 44 for float64's solve), and a slowly converging one far more (a
-CPU emulation of TF32 factors, n = 1024, cond 1e5: 708 applications; bench-results/cpu-emulation/2026-11-27-budget/).
-The lab's converging TF32 and bfloat16 solves at n = 8192 and cond 1e2 took 19 and 68 (session 50)."""
+right-hand side may spend before ``solve`` gives up and factors in float64. Once the applications cost more than that
+factorization, going on risks more than it can save; 80 is about twice its time at n = 8192 on the H100 (an application
+about 1 ms, session 50; the float64 factorization 44 ms, lab lu-refine at be43b12 in
+bench-results/nvidia-h100/2026-11-27-host-launch/) and above the 68 that the lab's converging bfloat16 solve takes
+there at cond 1e2 (TF32: 19). Without it, GMRES's 100 iterations a step let a stagnating refinement run about 200
+applications before falling back (TF32 and bfloat16 at cond 1e6: 241-248 ms at n = 8192 against 44 for float64's
+solve), and a slowly converging one far more (a CPU emulation of TF32 factors, n = 1024, cond 1e5: 708 applications;
+bench-results/cpu-emulation/2026-11-27-budget/)."""
 
 
 def _solve(op: str, a: Any, b: Any, refine: str | None, report: bool) -> tuple[Any, SolveInfo]:
