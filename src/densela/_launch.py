@@ -4,7 +4,8 @@
 before it finds the compiled kernel: about 30 us per launch in Triton 3.6, more than a small product takes
 on the GPU. A ``Launcher`` keys its own cache on what Triton specializes on (each integer's ``== 1``,
 ``% 16 == 0`` and range; each tensor's dtype and 16-byte alignment; each tensor descriptor's dtype and block
-shape; the constexprs and launch options) and calls the compiled kernel's C launch function directly
+shape; the constexprs and launch options) and on the current device (for which Triton loaded the compiled kernel),
+and calls the compiled kernel's C launch function directly
 (``_Direct``: Triton's Python launcher around it encodes every TMA descriptor again on each launch). The first
 launch of every key goes through ``kernel[grid]``, which compiles or finds the kernel; Triton's
 interpreter always takes that path.
@@ -111,7 +112,7 @@ class Launcher:
         if INTERPRET or _hooked():
             self.kernel[grid](*args, **kwargs)
         else:
-            key = list(kwargs.items())
+            key = [torch._C._cuda_getDevice(), *kwargs.items()]  # a compiled kernel is loaded for one device
             append = key.append
             for x in args:
                 append(_int_key(x) if type(x) is int else _arg_key(x))
