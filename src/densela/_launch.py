@@ -112,7 +112,8 @@ class Launcher:
         if INTERPRET or _hooked():
             self.kernel[grid](*args, **kwargs)
         else:
-            key = [torch._C._cuda_getDevice(), *kwargs.items()]  # a compiled kernel is loaded for one device
+            device = torch._C._cuda_getDevice()
+            key = [device, *kwargs.items()]  # a compiled kernel is loaded for one device
             append = key.append
             for x in args:
                 append(_int_key(x) if type(x) is int else _arg_key(x))
@@ -122,19 +123,20 @@ class Launcher:
                 tail = tuple(kwargs[name] for name in self.names[len(args) :])
                 entry = self.compiled[key] = (compiled, tail, _direct(compiled))
             else:
-                self.run(entry, grid, args, kwargs)
+                self.run(entry, grid, args, kwargs, device)
         launches = getattr(_local, "launches", None)
         if launches is not None:
             launches.append(_Launch(self, grid, args, kwargs, entry))
 
     def run(self, entry: tuple[Any, tuple, _Direct | None] | None, grid: tuple[int, ...], args: tuple,
-            kwargs: dict) -> None:  # fmt: skip
-        """Launches the compiled ``entry`` (None, or a launch hook registered: through ``kernel[grid]``)."""
+            kwargs: dict, device: int | None = None) -> None:  # fmt: skip
+        """Launches the compiled ``entry`` (None, or a launch hook registered: through ``kernel[grid]``) on the current
+        device (``device``, where the caller has read it already)."""
         if entry is None or _hooked():
             self.kernel[grid](*args, **kwargs)
             return
         compiled, tail, direct = entry
-        stream = torch._C._cuda_getCurrentRawStream(torch._C._cuda_getDevice())
+        stream = torch._C._cuda_getCurrentRawStream(torch._C._cuda_getDevice() if device is None else device)
         grid_1 = grid[1] if len(grid) > 1 else 1
         grid_2 = grid[2] if len(grid) > 2 else 1
         if direct is None:

@@ -556,8 +556,8 @@ def _table_choice(
         if k <= SMALL_K:
             return _GEMM_SMALL_K_16BIT if arith == "16-bit" else _GEMM_SMALL_K
         return _GEMM_SMALL
-    medium = _medium(arith, m, n, batch, device)
-    return _mid_ws(arith, m, n, k, batch, device, tma) or _balanced(medium, arith, m, n, k, batch, device)
+    mid_ws = _mid_ws(arith, m, n, k, batch, device, tma)
+    return mid_ws or _balanced(_medium(arith, m, n, batch, device), arith, m, n, k, batch, device)
 
 
 def _medium(arith: str, m: int, n: int, batch: int, device: int | None) -> GemmConfig:
