@@ -586,6 +586,28 @@ def test_warp_specialized_fma_in_k_steps_of_16(device, monkeypatch, m, n, k, a_l
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("split", [1, 3])
+@pytest.mark.parametrize("m, n, k", [(300, 264, 200), (129, 72, 1001), (7, 8, 33)])
+@pytest.mark.parametrize("a_layout, b_layout", [("row", "row"), ("col", "col"), ("row", "col"), ("col", "row")])
+def test_fma_operands_copied_into_the_faster_order(device, monkeypatch, split, m, n, k, a_layout, b_layout):
+    """float32 FMA products on the warp-specialized kernel with every K-major operand copied into the order its
+    consumer reads fastest (``FMA_REORDER_FROM`` forced down to 1: A M-major, B N-major), operands TMA cannot read
+    (rows of 1001 and 33 elements) copied so too, unsplit and split along K: the copies made, the product right."""
+    if not densela.tuning.warp_specialized(torch.cuda.current_device()):
+        pytest.skip("the warp-specialized kernel runs on Hopper GPUs")
+    monkeypatch.setattr(GEMM_MODULE, "FMA_REORDER_FROM", 1)
+    copies, real = [], GEMM_MODULE._aligned_copy
+    monkeypatch.setattr(GEMM_MODULE, "_aligned_copy", lambda x, *args: copies.append(x.shape) or real(x, *args))
+    cfg = densela.tuning._GEMM_LARGE["ieee"]._replace(split_k=split)
+    taken = _gemm_forced_through(monkeypatch, "_launch_ws", cfg, torch.float32, (m, n, k), (a_layout, b_layout),
+                                 device, "ieee")  # fmt: skip
+    assert taken == [cfg], "the product did not run on the warp-specialized kernel"
+    # A is copied as A^T (k x m) unless it is M-major (column-major, rows of a multiple of 4), B as itself
+    want = [(k, m)] * (a_layout == "row" or m % 4 != 0) + [(k, n)] * (b_layout == "col" or n % 4 != 0)
+    assert copies == want, f"copies {copies}, expected {want}"
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
 @pytest.mark.parametrize(
     "m, n, k", [(300, 264, 96), (2049, 1000, 100), (257, 129, 65), (7, 8, 128), (1000, 300, 48), (300, 264, 32)]

@@ -608,6 +608,41 @@ def _tf32_mma2(
     return not _tma_in_place(a, b, precision)  # TF32: both K-major, which wgmma reads
 
 
+FMA_REORDER_FROM = 4096
+"""The other output side's length from which a K-major operand of a float32 FMA product on the warp-specialized
+kernel is copied into the order its FMA consumer reads fastest (A M-major, B N-major; ``_fma_copies``). H100,
+2026-11-27 (``bench-results/nvidia-h100/2026-11-27-fma-order``, call 2, lab measure, us, as the operands came ->
+copied): a K-major A beside an N-major B (row-major operands) 8192 x 48 x 8192 178.9 -> 168.6 (both M-major and
+N-major in place: 165.7), 20480 x 32 x 20480 705.0 -> 690.1 (682.7), 20480 x 128 x 20480 2322 -> 2252 (2223), 4096^3
+2865 -> 2799 (2756), 8192^3 22894 -> 22129 (22127); 2000^3 360.7 -> 359.1 and 4096 x 36 x 4096 51.2 -> 51.2: there
+the copy costs what it saves. Both K-major, B copied too where m is long: 8192 x 48 x 8192 189.4 -> 175.8, 20480 x 32 x
+20480 757.0 -> 701.0, 4096^3 2911 -> 2848, but 128 x 4096 x 4096 109.8 -> 148.5 (B, 4096 x 4096, costs more to copy
+than the product saves)."""
+
+
+def _fma_copies(a: torch.Tensor, b: torch.Tensor) -> tuple[bool, bool]:
+    """Whether the 2-D float32 FMA product ``a @ b`` on the warp-specialized kernel first copies (A M-major, B
+    N-major): an operand TMA cannot read in place always (into that order rather than K-major); a K-major one where
+    the product's other output side is at least FMA_REORDER_FROM long, and where both are K-major, the smaller of
+    them in any case (0.86 of cuBLAS at 4096^3 and 8192^3 without, H100, 2026-11-23).
+
+    Example:
+        >>> x, y = torch.empty(4096, 64), torch.empty(64, 4096)
+        >>> _fma_copies(x, y), _fma_copies(x, y.T.contiguous().T), _fma_copies(y.T, y)
+        ((True, False), (True, True), (False, False))
+        >>> odd = torch.empty(100, 50)  # rows of 200 bytes, which TMA cannot read
+        >>> _fma_copies(odd, odd.T.contiguous())
+        (True, False)
+    """
+    m, n = a.shape[0], b.shape[1]
+    rows = 16 // a.element_size()
+    a_m, b_n = _rows_aligned(a.T, rows), _rows_aligned(b, rows)  # the FMA consumer's faster orders
+    a_k, b_k = not a_m and _rows_aligned(a, rows), not b_n and _rows_aligned(b.T, rows)
+    copy_a = not a_m and (not a_k or n >= FMA_REORDER_FROM or (b_k and a.numel() <= b.numel()))
+    copy_b = not b_n and (not b_k or m >= FMA_REORDER_FROM or (a_k and not copy_a))
+    return copy_a, copy_b
+
+
 def _launch_ws(
     a: torch.Tensor,
     b: torch.Tensor,
@@ -625,9 +660,8 @@ def _launch_ws(
     TF32 reads an M-major A through registers but B only K-major: an N-major B with a K-major A (row-major
     operands) swaps the operands, ``out^T = B^T A^T``, and the kernel stores the transposed tiles, instead of
     copying B K-major first. float64 swaps them too: its DMMA fragments read an N-major B more slowly (H100,
-    2026-11-26, 4096^3: row-major operands 2.61 ms, an M-major A with a K-major B 2.34). FMA products of two
-    K-major operands copy the smaller one into the other order first (H100, 2026-11-23: 0.86 of cuBLAS without the
-    copy, 0.93 with it at 4096^3 and 8192^3, where the other layouts run at 0.92-0.96).
+    2026-11-26, 4096^3: row-major operands 2.61 ms, an M-major A with a K-major B 2.34). FMA products copy K-major
+    operands into the other order where that pays (``_fma_copies``).
 
     ``mma2`` (``_tf32_mma2``): TF32 on ``mma_v2``, which the kernel takes for an N-major B; both operands are read
     where they are, and a K-major B (with an M-major A) swaps them, the configuration's tiles turned around.
@@ -642,11 +676,10 @@ def _launch_ws(
     if swap:
         a, b = b.T, a.T
     fma = arithmetic(a.dtype, precision) == "ieee"
-    if fma and all(_rows_aligned(t, 16 // t.element_size()) for t in (a, b.T)):  # both K-major
-        if a.numel() <= b.numel():
-            a = _aligned_copy(a.T).T  # M-major
-        else:
-            b = _aligned_copy(b)  # N-major
+    if fma:
+        copy_a, copy_b = _fma_copies(a, b)
+        a = _aligned_copy(a.T).T if copy_a else a  # M-major
+        b = _aligned_copy(b) if copy_b else b  # N-major
     m, k = a.shape
     n = b.shape[1]
     bm, bn = cfg.block_m, cfg.block_n
