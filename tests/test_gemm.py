@@ -608,6 +608,26 @@ def test_fma_operands_copied_into_the_faster_order(device, monkeypatch, split, m
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("m, n, k", [(600, 520, 50), (1001, 300, 25), (520, 600, 7)])
+@pytest.mark.parametrize("a_layout, b_layout", [("row", "row"), ("col", "col")])
+def test_thin_k_fma_products_copy_for_the_warp_specialized_kernel(device, monkeypatch, m, n, k, a_layout, b_layout):
+    """float32 FMA products with k <= THIN_K that the tables send to the warp-specialized kernel (outputs of
+    THIN_WS_MN, forced down to 1 here; SMALL_MN still applies) stay there when TMA cannot read an operand in place,
+    which is copied: rows of 50, 25 and 7 elements, columns of 1001 (mid-sized products leave for the tiles kernel
+    instead)."""
+    if not densela.tuning.warp_specialized(torch.cuda.current_device()):
+        pytest.skip("the warp-specialized kernel runs on Hopper GPUs")
+    monkeypatch.setattr(densela.tuning, "THIN_WS_MN", 1)
+    taken, launch_ws = [], GEMM_MODULE._launch_ws
+    monkeypatch.setattr(GEMM_MODULE, "_launch_ws", lambda *args, **kw: taken.append(args[7]) or launch_ws(*args, **kw))
+    a, b = make((m, k), torch.float32, device, a_layout), make((k, n), torch.float32, device, b_layout)
+    c, out = make((m, n), torch.float32, device), poisoned((m, n), torch.float32, device)
+    dl.gemm(a, b, c, alpha=-0.5, beta=2.0, out=out, precision="ieee")
+    check(out, a, b, c, alpha=-0.5, beta=2.0, precision="ieee", what=f"gemm {m} x {n} x {k}")
+    assert len(taken) == 1 and taken[0].kernel == "ws", "the product left the warp-specialized kernel"
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
 @pytest.mark.parametrize(
     "m, n, k", [(300, 264, 96), (2049, 1000, 100), (257, 129, 65), (7, 8, 128), (1000, 300, 48), (300, 264, 32)]

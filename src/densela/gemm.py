@@ -237,9 +237,15 @@ def launch_gemm(
             # a smaller product gains less from TMA than copying an operand for it would cost (the warp-
             # specialized kernel's copies are no more than the tiles kernel's: TF32 B, 3xTF32 parts, rows)
             cfg = gemm_config(m, n, k, a.dtype, precision, batch=batch, device=device, tma=False)
-        elif cfg.kernel == "ws" and m * n * k < WS_MIN_WORK and not _ws_in_place(a, b, c, out, precision, device):
+        elif (
+            cfg.kernel == "ws"
+            and m * n * k < WS_MIN_WORK
+            and k > THIN_K
+            and not _ws_in_place(a, b, c, out, precision, device)
+        ):
             # the mid-sized products the tables send there (tuning.MID_WS_FROM_WORK), unless TMA cannot read their
-            # operands or write their output where they are
+            # operands or write their output where they are; thin-K ones (float32 FMA products of large outputs,
+            # tuning.THIN_WS_MN) keep it and copy their operands, a sliver of their output
             cfg = gemm_config(m, n, k, a.dtype, precision, batch=batch, device=device, tma=False)
     mma2 = tma and _tf32_mma2(a, b, c, out, precision, device)  # a persistent kernel: not with tma=False
     if chosen and mma2:
