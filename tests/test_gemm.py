@@ -1531,23 +1531,27 @@ def test_k_step_past_int32(device, stride):
 @pytest.mark.gpu
 @pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs two CUDA GPUs")
 def test_each_gpu_launches_its_own_kernels():
-    """The same calls on two GPUs, in turn: Triton loads a compiled kernel for one device, so the launch cache must
-    hand the second GPU a kernel of its own (a handle of the first one's fails or computes nothing there). A product
-    on the warp-specialized kernel (six TMA descriptors), one on the tiles kernel, an out-of-place transposition and
-    an LU factorization; each GPU's results equal the first's bit for bit (the same kernels on the same data)."""
+    """The same calls on two GPUs, in turn, the first GPU current: each call runs on its operands' GPU, and Triton
+    loads a compiled kernel for one device, so the launch cache must hand the second GPU a kernel of its own (a
+    handle of the first one's fails or computes nothing there). A product on the warp-specialized kernel (six TMA
+    descriptors), one on the tiles kernel, a transposition, an addition, an LU factorization and the solves from it
+    (a refined one too); each GPU's results equal the first's bit for bit (the same kernels on the same data)."""
     first = None
     for index in (0, 1, 0, 1):
         gpu = f"cuda:{index}"
         torch.manual_seed(7)
         a, b = make((2048, 2048), torch.bfloat16, gpu), make((2048, 2048), torch.bfloat16, gpu, "col")
-        x, y = make((300, 200), torch.float32, gpu), make((200, 264), torch.float32, gpu)
-        square = make((500, 500), torch.float64, gpu)
-        results = [dl.matmul(a, b), dl.matmul(x, y, precision="ieee"), dl.transpose(x), *dl.lu_factor(square)]
+        x, y, z = (make(shape, torch.float32, gpu) for shape in ((300, 200), (200, 264), (200, 300)))
+        square, rhs = make((500, 500), torch.float64, gpu), make((500, 3), torch.float64, gpu)
+        factors = dl.lu_factor(square)
+        results = [dl.matmul(a, b), dl.matmul(x, y, precision="ieee"), dl.transpose(x), dl.add(x, z.T, beta=-0.5)]
+        results += [*factors, dl.lu_solve(factors, rhs), dl.solve(square, rhs), dl.solve(square, rhs, refine="tf32")]
         assert all(r.device == torch.device(gpu) for r in results), "a result left its operands' GPU"
         check(results[0], a, b, what=f"bfloat16 2048^3 on {gpu}")
         check(results[1], x, y, precision="ieee", what=f"float32 300 x 264 x 200 on {gpu}")
         results = [r.cpu() for r in results]
         if first is None:
             first = results
-        for name, ours, theirs in zip(("matmul", "matmul", "transpose", "lu", "piv"), results, first):
+        names = ("matmul", "matmul", "transpose", "add", "lu", "piv", "lu_solve", "solve", "refined solve")
+        for name, ours, theirs in zip(names, results, first, strict=True):
             assert_identical(ours, theirs, f"{name} on {gpu} against cuda:0")

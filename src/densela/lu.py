@@ -307,12 +307,12 @@ def lu_solve(
         raise ValueError(f"{op}: b of shape {tuple(tb.shape)} does not fit lu of shape {tuple(lu.shape)}")
     if piv.numel() and not bool(((piv >= 0) & (piv < n)).all()):  # the interchange kernel would read anywhere
         raise ValueError(f"{op}: piv holds row numbers outside [0, {n}) (0-based, as lu_factor returns them)")
-    if check_finite:
-        _check_finite(op, lu=lu, b=tb)
-    x = _rhs_copy(call, tb, lu.ndim)
-    if x.numel():
-        run_lu, run_piv = call.on_run_device(lu), call.on_run_device(piv).to(torch.int32)
-        with call.guard():
+    with call.guard():  # every launch of the call on its run device
+        if check_finite:
+            _check_finite(op, lu=lu, b=tb)
+        x = _rhs_copy(call, tb, lu.ndim)
+        if x.numel():
+            run_lu, run_piv = call.on_run_device(lu), call.on_run_device(piv).to(torch.int32)
             _solve_factored(call, _batched(run_lu), _batched(run_piv), x, trans)
     return call.finish(x.reshape(tb.shape))
 
@@ -537,15 +537,16 @@ def _factor_call(
     )
     device = call.run_device
     flag = None
-    if flagged and device.type == "cuda" and call.backend != "torch" and device.index == torch._C._cuda_getDevice():
-        flag = _flag() if _flag_reachable(device.index) else None
-    lu, piv, info = factor(
-        call,
-        _batched(ta),
-        in_place=in_place,
-        check=op if check_finite else None,
-        flag=None if flag is None else flag[0],
-    )
+    with call.guard():  # every launch of the call on its run device
+        if flagged and device.type == "cuda" and call.backend != "torch":
+            flag = _flag() if _flag_reachable(device.index) else None
+        lu, piv, info = factor(
+            call,
+            _batched(ta),
+            in_place=in_place,
+            check=op if check_finite else None,
+            flag=None if flag is None else flag[0],
+        )
     return call, lu if ta.ndim == 3 else lu[0], piv if ta.ndim == 3 else piv[0], info, flag
 
 
@@ -593,7 +594,8 @@ def factor(
     EAGER_BATCH_BYTES on, run launch by launch. ``check`` (the operation's name): an infinity or NaN in
     ``src`` raises ValueError before the factorization's first launch (``column_major``). ``flag`` (a GPU
     factorization's, from ``_flag``): the device sets it once ``info`` is written (``_await_flag``), from the small
-    batches' own kernel or else by ``any_nonzero_kernel`` after the factorization.
+    batches' own kernel or else by ``any_nonzero_kernel`` after the factorization. The caller has made the run
+    device current (``call.guard()``), as the public functions do around all their launches.
     """
     batch, m, n = src.shape
     warp, small = None, False
@@ -613,8 +615,7 @@ def factor(
         return replayed("lu_factor", (), settings, (src,), None, lambda: _factor_small(call, src, False, warp, flag))
     lu, piv, info = _factor_large(call, src, precision, in_place, check)
     if flag is not None:
-        with call.guard():
-            _launch_flag(info, flag)
+        _launch_flag(info, flag)
     return lu, piv, info
 
 
@@ -668,14 +669,12 @@ def _factor_large(
     def body(buffers: tuple[torch.Tensor, torch.Tensor, torch.Tensor]) -> None:
         _run_factor(*buffers, precision)
 
-    with call.guard():
-        entry = GRAPHS.get(key, make, body)
+    entry = GRAPHS.get(key, make, body)
     if entry is None:
         return finished(*_factor_eager(call, working(), precision))
     (work, piv, info), replay = entry
     working(work)
-    with call.guard():
-        replay()
+    replay()
     return finished(work if rows else work.clone(), piv.clone(), info.clone())
 
 
@@ -690,8 +689,7 @@ def _factor_eager(call: Call, a: torch.Tensor, precision: str) -> tuple[torch.Te
     piv = torch.empty((batch, min(m, n)), dtype=torch.int32, device=a.device)  # the panels write it whole
     info = (torch.empty if min(m, n) else torch.zeros)((batch,), dtype=torch.int32, device=a.device)  # the first panel
     if min(m, n):
-        with call.guard():
-            _run_factor(a, piv, info, precision)
+        _run_factor(a, piv, info, precision)
     return a, piv, info
 
 
@@ -710,15 +708,14 @@ def _factor_small(
     info = torch.empty((batch,), dtype=torch.int32, device=src.device)
     sizes = (batch, m, n, *src.stride(), *lu.stride(), piv.stride(0), info.stride(0))
     rows, cols = _pow2(m), _pow2(n)
-    with call.guard():
-        if warp:
-            _launch_warp(warp, src, lu, piv, info, flag=flag)
-        else:
-            mats, warps = _small_launch(m, n, src.element_size())
-            _BATCHED((cdiv(batch, mats),), src, lu, piv, info, *sizes, MATS=mats, ROWS=rows, COLS=cols,
-                     num_warps=warps)  # fmt: skip
-            if flag is not None:
-                _launch_flag(info, flag)
+    if warp:
+        _launch_warp(warp, src, lu, piv, info, flag=flag)
+    else:
+        mats, warps = _small_launch(m, n, src.element_size())
+        _BATCHED((cdiv(batch, mats),), src, lu, piv, info, *sizes, MATS=mats, ROWS=rows, COLS=cols,
+                 num_warps=warps)  # fmt: skip
+        if flag is not None:
+            _launch_flag(info, flag)
     return lu, piv, info
 
 
@@ -1267,18 +1264,19 @@ def _solve(op: str, a: Any, b: Any, refine: str | None, report: bool) -> tuple[A
     if refine is not None and (dtype != torch.float64 or ta.ndim != 2):
         raise ValueError(f"{op}: refine={refine!r} needs one float64 matrix, got {_errors.dtype_name(dtype)} a of "
                          f"shape {tuple(ta.shape)}")  # fmt: skip
-    _check_finite(op, a=ta, b=tb)
-    x = _rhs_copy(call, tb, ta.ndim)
-    a3 = _batched(call.on_run_device(ta))
-    info = SolveInfo(None, 0, True, False, math.nan)
-    if x.numel():
-        if refine is not None:
-            info = _refined(call, a3[0], x[0], refine)
-        else:
-            _solve_full(op, call, a3, x)
-            if report:
-                b3 = tb.reshape(x.shape).to(x)
-                info = SolveInfo(None, 0, True, False, _backward_error(a3, x, b3))
+    with call.guard():  # every launch of the call on its run device
+        _check_finite(op, a=ta, b=tb)
+        x = _rhs_copy(call, tb, ta.ndim)
+        a3 = _batched(call.on_run_device(ta))
+        info = SolveInfo(None, 0, True, False, math.nan)
+        if x.numel():
+            if refine is not None:
+                info = _refined(call, a3[0], x[0], refine)
+            else:
+                _solve_full(op, call, a3, x)
+                if report:
+                    b3 = tb.reshape(x.shape).to(x)
+                    info = SolveInfo(None, 0, True, False, _backward_error(a3, x, b3))
     return call.finish(x.reshape(tb.shape)), info
 
 
@@ -1288,8 +1286,7 @@ def _solve_full(op: str, call: Call, a: torch.Tensor, x: torch.Tensor) -> None:
     zero = _first_singular(info)
     if zero is not None:
         raise _errors.LinAlgError(f"{op}: singular matrix (diagonal number {zero[1]} of U is exactly zero)")
-    with call.guard():
-        _solve_factored(call, lu, piv, x, 0)
+    _solve_factored(call, lu, piv, x, 0)
 
 
 def _backward_error(a: torch.Tensor, x: torch.Tensor, b: torch.Tensor) -> float:
@@ -1371,16 +1368,14 @@ class _Preconditioner:
         if self.usable and call.backend == "torch":
             self.factors, self.piv = self.factors.double(), (self.piv[0] + 1).to(torch.int32)  # once, not per call
         elif self.usable:
-            with call.guard():
-                self.sweeps = _Sweeps(self.factors, self.piv[0], 0)
+            self.sweeps = _Sweeps(self.factors, self.piv[0], 0)
 
     def __call__(self, v: torch.Tensor) -> torch.Tensor:
         self.applications += 1
         if self.call.backend == "torch":
             return torch.linalg.lu_solve(self.factors, self.piv, v.unsqueeze(-1))[:, 0] * self.scale
         out = torch.empty((v.shape[0], 1), dtype=v.dtype, device=v.device)
-        with self.call.guard():
-            self.sweeps(v.unsqueeze(1), out, self.scale)
+        self.sweeps(v.unsqueeze(1), out, self.scale)
         return out[:, 0]
 
 
