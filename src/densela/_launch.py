@@ -597,6 +597,19 @@ launches for (all are dropped when the limit is hit)."""
 _UNPLANNED = object()
 
 
+_CAPTURE_STREAMS: dict[int, torch.cuda.Stream] = {}
+
+
+def capture_stream() -> torch.cuda.Stream:
+    """A side stream of the current CUDA device to capture graphs on, kept per device. ``torch.cuda.graph``'s own
+    default is one stream for the process, made on the device current at its first capture: a capture for another
+    device then ran on it and made that device current, and the kernels of the capture launched there."""
+    device = torch.cuda.current_device()
+    if (stream := _CAPTURE_STREAMS.get(device)) is None:
+        stream = _CAPTURE_STREAMS[device] = torch.cuda.Stream(device)
+    return stream
+
+
 class Graphs:
     """CUDA graphs of whole launch sequences, by key: for operations whose host time exceeds their GPU time.
 
@@ -626,7 +639,7 @@ class Graphs:
         if entry is None:
             buffers = make()
             graph = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(graph):
+            with torch.cuda.graph(graph, stream=capture_stream()):
                 body(buffers)
             entry = (buffers, graph.replay)
         self.entries[key] = entry

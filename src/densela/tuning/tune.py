@@ -174,6 +174,7 @@ def graph_ms(fn: Callable[[], Any], rep_ms: float = 60.0, quantiles: Sequence[fl
     >>> graph_ms(lambda: torch.ones(1 << 20, device="cuda") * 2)  # doctest: +SKIP
     [0.011]
     """
+    from densela._launch import capture_stream
     from densela.bench.timing import gpu_samples
 
     fn()
@@ -183,7 +184,7 @@ def graph_ms(fn: Callable[[], Any], rep_ms: float = 60.0, quantiles: Sequence[fl
         fn()  # a warm-up off the default stream, as torch's graph capture asks
     torch.cuda.current_stream().wait_stream(side)
     graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
+    with torch.cuda.graph(graph, stream=capture_stream()):
         fn()
     return [float(t) for t in np.quantile(gpu_samples(graph.replay, rep_ms=rep_ms), list(quantiles))]
 
