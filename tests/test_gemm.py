@@ -591,11 +591,13 @@ def test_warp_specialized_fma_in_k_steps_of_16(device, monkeypatch, m, n, k, a_l
 @pytest.mark.parametrize("a_layout, b_layout", [("row", "row"), ("col", "col"), ("row", "col"), ("col", "row")])
 def test_fma_operands_copied_into_the_faster_order(device, monkeypatch, split, m, n, k, a_layout, b_layout):
     """float32 FMA products on the warp-specialized kernel with every K-major operand copied into the order its
-    consumer reads fastest (``FMA_REORDER_FROM`` forced down to 1: A M-major, B N-major), operands TMA cannot read
-    (rows of 1001 and 33 elements) copied so too, unsplit and split along K: the copies made, the product right."""
+    consumer reads fastest (``FMA_REORDER_FROM`` and ``FMA_REORDER_MIN_WORK`` forced down to 1: A M-major, B
+    N-major), operands TMA cannot read (rows of 1001 and 33 elements) copied so too, unsplit and split along K: the
+    copies made, the product right."""
     if not densela.tuning.warp_specialized(torch.cuda.current_device()):
         pytest.skip("the warp-specialized kernel runs on Hopper GPUs")
     monkeypatch.setattr(GEMM_MODULE, "FMA_REORDER_FROM", 1)
+    monkeypatch.setattr(GEMM_MODULE, "FMA_REORDER_MIN_WORK", 1)
     copies, real = [], GEMM_MODULE._aligned_copy
     monkeypatch.setattr(GEMM_MODULE, "_aligned_copy", lambda x, *args: copies.append(x.shape) or real(x, *args))
     cfg = densela.tuning._GEMM_LARGE["ieee"]._replace(split_k=split)

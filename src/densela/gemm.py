@@ -623,29 +623,39 @@ N-major in place: 165.7), 20480 x 32 x 20480 705.0 -> 690.1 (682.7), 20480 x 128
 2865 -> 2799 (2756), 8192^3 22894 -> 22129 (22127); 2000^3 360.7 -> 359.1 and 4096 x 36 x 4096 51.2 -> 51.2: there
 the copy costs what it saves. Both K-major, B copied too where m is long: 8192 x 48 x 8192 189.4 -> 175.8, 20480 x 32 x
 20480 757.0 -> 701.0, 4096^3 2911 -> 2848, but 128 x 4096 x 4096 109.8 -> 148.5 (B, 4096 x 4096, costs more to copy
-than the product saves)."""
+than the product saves). Products of fewer than FMA_REORDER_MIN_WORK multiply-adds keep their operands."""
+FMA_REORDER_MIN_WORK = 2**31
+"""m * n * k from which ``_fma_copies`` copies a K-major operand: the copy's launch costs about 3 us whatever its
+size (H100, lab ``gemm-thin``, 4096 x 32 x 4096 with A copied: 39.9 and 40.0 us in two runs against 36.2-37.2 in nine
+runs without; 4096 x 36 x 4096 51.2 against 51.2, 128 x 4096 x 4096 104.4 against 105.3 in the A/B of call 2, 8192
+x 48 x 8192, 3.2e9 multiply-adds, 178.9 -> 168.6). Not run on a GPU: the line was drawn from these runs after the
+device time was spent."""
 
 
 def _fma_copies(a: torch.Tensor, b: torch.Tensor) -> tuple[bool, bool]:
     """Whether the 2-D float32 FMA product ``a @ b`` on the warp-specialized kernel first copies (A M-major, B
     N-major): an operand TMA cannot read in place always (into that order rather than K-major); a K-major one where
-    the product's other output side is at least FMA_REORDER_FROM long, and where both are K-major, the smaller of
-    them in any case (0.86 of cuBLAS at 4096^3 and 8192^3 without, H100, 2026-11-23).
+    the product's other output side is at least FMA_REORDER_FROM long and its work at least FMA_REORDER_MIN_WORK,
+    and where both are K-major, the smaller of them in any case (0.86 of cuBLAS at 4096^3 and 8192^3 without, H100,
+    2026-11-23).
 
     Example:
-        >>> x, y = torch.empty(4096, 64), torch.empty(64, 4096)
+        >>> x, y = torch.empty(8192, 64), torch.empty(64, 8192)
         >>> _fma_copies(x, y), _fma_copies(x, y.T.contiguous().T), _fma_copies(y.T, y)
         ((True, False), (True, True), (False, False))
+        >>> _fma_copies(x[:4096], y[:, :4096])  # 2^30 multiply-adds
+        (False, False)
         >>> odd = torch.empty(100, 50)  # rows of 200 bytes, which TMA cannot read
         >>> _fma_copies(odd, odd.T.contiguous())
         (True, False)
     """
-    m, n = a.shape[0], b.shape[1]
+    (m, k), n = a.shape, b.shape[1]
     rows = 16 // a.element_size()
     a_m, b_n = _rows_aligned(a.T, rows), _rows_aligned(b, rows)  # the FMA consumer's faster orders
     a_k, b_k = not a_m and _rows_aligned(a, rows), not b_n and _rows_aligned(b.T, rows)
-    copy_a = not a_m and (not a_k or n >= FMA_REORDER_FROM or (b_k and a.numel() <= b.numel()))
-    copy_b = not b_n and (not b_k or m >= FMA_REORDER_FROM or (a_k and not copy_a))
+    large = m * n * k >= FMA_REORDER_MIN_WORK
+    copy_a = not a_m and (not a_k or (large and n >= FMA_REORDER_FROM) or (b_k and a.numel() <= b.numel()))
+    copy_b = not b_n and (not b_k or (large and m >= FMA_REORDER_FROM) or (a_k and not copy_a))
     return copy_a, copy_b
 
 
