@@ -843,7 +843,7 @@ def test_mid_sized_tma_products_fall_back_for_unaligned_operands(device, monkeyp
 def test_mid_sized_ws_products_fall_back_for_unaligned_operands(device, monkeypatch):
     """Below WS_MIN_WORK the warp-specialized configurations the tables give mid-sized products (``_mid_ws``) run
     only where TMA reads both operands in place (in either order) and writes the output; otherwise the product asks
-    for a tiles configuration (``gemm_config(..., tma=False)``), copying nothing."""
+    for a tiles configuration (``gemm_config(..., tma=False)``), copying nothing; except thin-K float32 FMA ones."""
     asked, taken = [], []
 
     def config(*args, tma=True, **kw):
@@ -871,6 +871,10 @@ def test_mid_sized_ws_products_fall_back_for_unaligned_operands(device, monkeypa
     dl.matmul(a, b, out=out)
     check(out, a, b, what="unaligned out: tiles")
     assert asked == [True, True, False, True, False] and taken == ["ws"] and not copies
+    # thin-K float32 FMA products (k <= THIN_K) stay, and the warp-specialized launcher copies what TMA cannot read
+    a3, b3 = (x.float() for x in (a2, b2))
+    check(dl.matmul(a3, b3, precision="ieee"), a3, b3, precision="ieee", what="thin-K FMA, unaligned: stays")
+    assert asked == [True, True, False, True, False, True] and taken == ["ws", "ws"]
 
 
 def test_tma_reads_in_place_only_what_its_arithmetic_allows(device):

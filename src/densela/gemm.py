@@ -240,7 +240,7 @@ def launch_gemm(
         elif (
             cfg.kernel == "ws"
             and m * n * k < WS_MIN_WORK
-            and k > THIN_K
+            and not (k <= THIN_K and arithmetic(a.dtype, precision) == "ieee")
             and not _ws_in_place(a, b, c, out, precision, device)
         ):
             # the mid-sized products the tables send there (tuning.MID_WS_FROM_WORK), unless TMA cannot read their
