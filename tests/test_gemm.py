@@ -1555,6 +1555,11 @@ def test_each_gpu_launches_its_own_kernels():
         assert all(r.device == torch.device(gpu) for r in results), "a result left its operands' GPU"
         check(results[0], a, b, what=f"bfloat16 2048^3 on {gpu}")
         check(results[1], x, y, precision="ieee", what=f"float32 300 x 264 x 200 on {gpu}")
+        assert_identical(results[2], x.T, f"transpose on {gpu}")
+        torch.testing.assert_close(results[3], x - 0.5 * z.T, rtol=1e-6, atol=1e-6)
+        solution = torch.linalg.solve(square.cpu(), rhs.cpu())  # LAPACK, float64
+        for solved in results[6:]:
+            torch.testing.assert_close(solved.cpu(), solution, rtol=1e-9, atol=1e-9)
         results = [r.cpu() for r in results]
         if first is None:
             first = results
