@@ -145,8 +145,8 @@ def transpose_(a: Any, /) -> Any:
     if call.backend == "torch":
         _memory(work).copy_(_memory(work).view(rows, cols).T.flatten())
     else:
-        key = ("transpose_", rows, cols, *signature(work), *stream_key(work), *_settings())
-        with call.guard():
+        with call.guard():  # before the key: its stream is the current one of work's device
+            key = ("transpose_", rows, cols, *signature(work), *stream_key(work), *_settings())
             planned(key, (work,), work, lambda: (launch_transpose_rectangular(work, rows, cols), work)[1], graph=True)
     if work is not ta:
         _memory(ta).copy_(_memory(work))
