@@ -53,8 +53,7 @@ def as_f64(x: object) -> torch.Tensor:
     """Any array as a float64 CPU tensor."""
     if isinstance(x, np.ndarray):
         return torch.from_numpy(np.array(x, dtype=np.float64))  # a copy: negative strides, read-only arrays
-    if not isinstance(x, torch.Tensor):
-        x = torch.from_dlpack(x)
+    x = _as_torch(x)
     return x.detach().to("cpu", torch.float64)
 
 
@@ -107,11 +106,17 @@ def assert_normwise(out: object, ref: torch.Tensor, scale: float, tol: float, wh
         )
 
 
+def _as_torch(x: object) -> torch.Tensor:
+    """``x`` as a torch tensor: itself, a NumPy array's copy, or another library's array through DLPack (torch's
+    own tensors go as they are: torch refuses to export one of a GPU that is not the current one)."""
+    if isinstance(x, torch.Tensor):
+        return x
+    return torch.from_numpy(np.array(x)) if isinstance(x, np.ndarray) else torch.from_dlpack(x)
+
+
 def assert_identical(out: object, ref: object, what: str = "") -> None:
     """Bit-exact equality (for permutations such as transposition), NaN payloads compared as bits."""
-    got, want = (
-        torch.from_numpy(np.array(x)) if isinstance(x, np.ndarray) else torch.from_dlpack(x) for x in (out, ref)
-    )
+    got, want = (_as_torch(x) for x in (out, ref))
     got, want = got.detach().cpu(), want.detach().cpu()
     assert got.shape == want.shape, f"{what}: shape {tuple(got.shape)} != {tuple(want.shape)}"
     assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
@@ -132,8 +137,7 @@ def f64_here(x: object) -> torch.Tensor:
     """Any array as a float64 tensor on its own device (NumPy arrays: the CPU); a copy, never a view."""
     if isinstance(x, np.ndarray):
         return torch.from_numpy(np.array(x, dtype=np.float64))
-    if not isinstance(x, torch.Tensor):
-        x = torch.from_dlpack(x)
+    x = _as_torch(x)
     return x.detach().to(torch.float64, copy=True)
 
 
@@ -141,8 +145,7 @@ def int64_cpu(x: object) -> torch.Tensor:
     """An integer array (pivots, info) as an int64 CPU tensor."""
     if isinstance(x, (np.ndarray, list, tuple, range)):
         return torch.from_numpy(np.array(x, dtype=np.int64))
-    if not isinstance(x, torch.Tensor):
-        x = torch.from_dlpack(x)
+    x = _as_torch(x)
     return x.detach().to("cpu", torch.int64)
 
 
