@@ -1390,12 +1390,12 @@ class _Sweeps:
         n = lu.shape[0]
         self.trans, self.piv = trans, piv.unsqueeze(0)
         self.t = lu if trans == 0 else lu.mT  # A^T = U^T L^T P: U^T is the lower triangle of lu.mT
-        self.factors = _sweep_factors(self.t, _sweep_block(), unit_lower=trans == 0)
         self.perm = None
-        if trans == 0:
+        if trans == 0:  # first: the GPU walks the interchanges (n steps) while the host launches the rest
             rows = torch.arange(n, dtype=torch.int32, device=lu.device).reshape(1, n, 1)
             _launch_interchanges(rows, self.piv)  # row i of P A is row perm[i] of A
             self.perm = rows.reshape(n)
+        self.factors = _sweep_factors(self.t, _sweep_block(), unit_lower=trans == 0)
 
     def __call__(self, src: torch.Tensor, dst: torch.Tensor, alpha: float = 1.0) -> None:
         groups = cdiv(src.shape[1], _sweep_columns(src.shape[1]))
