@@ -1589,6 +1589,41 @@ def test_solve_refinement_stays_within_its_budget(monkeypatch: pytest.MonkeyPatc
     assert backward_error(a, x, b) <= RATIO * 12 * EPS64
 
 
+@pytest.mark.parametrize(("spread", "budget", "stalls"), [(1e4, 60, True), (2.0, 60, False), (1e4, 400, False)])
+def test_gmres_gives_up_only_when_its_budget_cannot_reach(
+    spread: float, budget: int, stalls: bool, device: str
+) -> None:
+    """``_gmres`` on A = diag(1 .. spread) (n = 200) with no preconditioner: eigenvalues spread over 1e4 converge too
+    slowly for a budget of 60 iterations to shrink the residual by 1e-12, and GMRES gives up after
+    GMRES_PREDICT_FROM iterations, returning no correction; over [1, 2] it converges (relative residual 1e-8); with a
+    budget longer than n it does not give up (GMRES ends within n iterations) and converges too."""
+    n = 200
+    a = torch.diag(torch.linspace(1.0, spread, n, dtype=torch.float64)).to(device)
+    r = torch.from_numpy(gaussian((n,), "gmres", spread)).to(device)
+    applied = []
+    d, stalled = densela.lu._gmres(a, r, lambda v: applied.append(1) or v, 100, 1e-12, budget)
+    assert stalled is stalls
+    if stalls:
+        assert len(applied) == 1 + densela.lu.GMRES_PREDICT_FROM, len(applied)
+        assert not bool(d.any())
+    else:  # converged (the spread one within its 100 iterations, past the point where a budget of 60 gave up)
+        residual = float((r - a @ d).norm() / r.norm())
+        assert residual <= 1e-7, residual
+        assert len(applied) > 1 + densela.lu.GMRES_PREDICT_FROM or spread < 10, len(applied)
+
+
+def test_solve_falls_back_when_gmres_stalls(monkeypatch: pytest.MonkeyPatch, device: str) -> None:
+    """A refinement whose GMRES gives up (``_gmres``'s ``stalled``) falls back to float64 at once: one GMRES call, the
+    warning, ``fell_back``, a backward-stable answer."""
+    calls = []
+    monkeypatch.setattr(densela.lu, "_gmres", lambda a, r, *args: calls.append(args) or (torch.zeros_like(r), True))
+    a, b = _conditioned_system(12, 1e6, device, "tf32")
+    with pytest.warns(dl.RefinementWarning):
+        x, info = dl.solve_ex(a, b, refine="tf32")
+    assert len(calls) == 1 and info.fell_back and not info.converged, (calls, info)
+    assert backward_error(a, x, b) <= RATIO * 12 * EPS64
+
+
 @pytest.mark.parametrize(
     ("fn", "refine"), [("solve", None), ("solve", "fp32"), ("solve_ex", None), ("solve_ex", "bf16")]
 )

@@ -1237,6 +1237,13 @@ MAX_REFINEMENTS = 12
 """Outer refinement steps (float64 residuals) before ``solve`` falls back to a float64 factorization."""
 KRYLOV = 100
 """GMRES iterations per refinement step at most."""
+GMRES_PREDICT_FROM = 10
+"""GMRES iterations after which a refinement whose GMRES converges too slowly to finish within MAX_APPLICATIONS gives
+up (``_gmres``'s ``stalled``) and ``solve`` factors in float64 at once, instead of spending the rest of the budget.
+CPU emulation of TF32 factors (``scripts/refine-emulate.py``, n = 1024 and 2048; bench-results/cpu-emulation/
+2026-11-27-stall/): the refinements that fell back after 80 applications (cond 2e4 to 1e6) fall back after 12 to 56
+(12 at cond 5e4 to 1e6, n = 1024); those that converge (cond 1e2 to 2e4, up to 78 applications; float32 factors up to
+cond 1e6) take the same applications as before. Not run on a GPU."""
 MAX_APPLICATIONS = 80
 """Applications of the preconditioner (the low-precision factors' two triangular solves) that the refinement of one
 right-hand side may spend before ``solve`` gives up and factors in float64. Once the applications cost more than that
@@ -1329,7 +1336,10 @@ def _refined(call: Call, a: torch.Tensor, x: torch.Tensor, refine: str) -> Solve
                 left = budget - precondition.applications  # GMRES applies it once, then once per iteration
                 if size <= eps or left < 2:
                     break
-                xc = xc + _gmres(a, r, precondition, min(KRYLOV, left - 1))
+                d, stalled = _gmres(a, r, precondition, min(KRYLOV, left - 1), math.sqrt(n) * eps / size, left - 1)
+                if stalled:  # the budget cannot bring the residual down to float64's: fall back now
+                    break
+                xc = xc + d
             converged = best <= math.sqrt(n) * eps
             if not converged:
                 break
@@ -1508,16 +1518,27 @@ def _matvec(a: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     return out
 
 
-def _gmres(a: torch.Tensor, r: torch.Tensor, precondition: Any, iterations: int = KRYLOV) -> torch.Tensor:
-    """An approximate solution d of A d = r: GMRES on M^-1 A d = M^-1 r in float64 (M: the float32 factors).
+def _gmres(
+    a: torch.Tensor,
+    r: torch.Tensor,
+    precondition: Any,
+    iterations: int = KRYLOV,
+    reach: float = 0.0,
+    budget: int | None = None,
+) -> tuple[torch.Tensor, bool]:
+    """(d, stalled): an approximate solution d of A d = r by GMRES on M^-1 A d = M^-1 r in float64 (M: the float32
+    factors), and whether it gave up.
 
     Arnoldi with classical Gram-Schmidt applied twice; the small least-squares problem is solved on the
     host after each iteration to test the residual (relative 1e-8) or stop after ``iterations`` iterations.
+    ``reach``: the factor by which the refinement still needs its residual to shrink; ``budget``: the iterations
+    it may still spend, this call's and later steps'. When they cannot be met, GMRES gives up
+    (``stalled``, ``_hopeless``) and returns no correction.
     """
     z = precondition(r)
     beta = float(z.norm())
     if beta == 0 or not math.isfinite(beta):
-        return torch.zeros_like(r)
+        return torch.zeros_like(r), False
     basis = torch.empty((iterations + 1, r.shape[0]), dtype=r.dtype, device=r.device)
     basis[0] = z / beta
     hess = torch.zeros((iterations + 1, iterations), dtype=torch.float64)
@@ -1539,5 +1560,19 @@ def _gmres(a: torch.Tensor, r: torch.Tensor, precondition: Any, iterations: int 
         residual = float((rhs - hess[: j + 2, : j + 1] @ y).norm())
         if norm_w == 0 or residual <= 1e-8 * beta:
             break
+        if budget is not None and _hopeless(residual / beta, j + 1, budget, reach, r.shape[0]):
+            return torch.zeros_like(r), True
         basis[j + 1] = w / norm_w
-    return y.to(r.device) @ basis[: y.shape[0]]
+    return y.to(r.device) @ basis[: y.shape[0]], False
+
+
+def _hopeless(relative: float, iterations: int, budget: int, reach: float, n: int) -> bool:
+    """Whether GMRES, ``iterations`` in with its residual at ``relative`` of where it began, cannot shrink it by
+    ``reach`` within ``budget`` iterations at the average rate of those so far: from GMRES_PREDICT_FROM iterations
+    on, and only while the budget is shorter than the n iterations within which GMRES ends in exact arithmetic.
+
+    Example:
+        >>> _hopeless(0.5, 10, 60, 1e-12, 1000), _hopeless(1e-3, 10, 60, 1e-12, 1000), _hopeless(0.5, 10, 60, 1e-12, 50)
+        (True, False, False)
+    """
+    return iterations >= GMRES_PREDICT_FROM and budget < n - iterations and relative ** (budget / iterations) > reach
