@@ -1,21 +1,21 @@
-"""CPU experiment: how densela's GMRES-IR (``solve(refine=...)``) behaves with float32 factors whose trailing
-updates take TF32-rounded operands (or none), for five factorizations: LAPACK's partial pivoting (densela's);
-the matrix multiplied by two random butterflies of depth 2 (Baboulin, Dongarra, Herrmann and Tomov, ACM TOMS
-2013) and factored without interchanges; the same with interchanges only inside each 32-row diagonal block;
-block-local interchanges alone; and tournament pivoting (CALU's TSLU, Grigori, Demmel and Xiang, SIAM J. Matrix
-Anal. Appl. 2011): each block column's pivot rows chosen by partial pivoting within blocks of TOURNAMENT_ROWS rows,
-then between the blocks' candidates pairwise up a binary tree, the block column then factored without further
-interchanges. The last four need no grid-wide pivot search per column, the panel cost that bounds densela's
-factorization; this is the check of whether refinement can afford them.
+"""CPU experiment: how densela's GMRES-IR (``solve(refine=...)``) behaves with float32 factors whose trailing updates
+take TF32- or bfloat16-rounded operands (or none), for five factorizations: LAPACK's partial pivoting (densela's);
+the matrix multiplied by two random butterflies of depth 2 (Baboulin, Dongarra, Herrmann and Tomov, ACM TOMS 2013)
+and factored without interchanges; the same with interchanges only inside each 32-row diagonal block; block-local
+interchanges alone; and tournament pivoting (CALU's TSLU, Grigori, Demmel and Xiang, SIAM J. Matrix Anal. Appl.
+2011): each block column's pivot rows chosen by partial pivoting within blocks of TOURNAMENT_ROWS rows, then between
+the blocks' candidates pairwise up a binary tree, the block column then factored without further interchanges. The
+last four need no grid-wide pivot search per column, the panel cost that bounds densela's factorization; this is the
+check of whether refinement can afford them.
 
 The factorizations are emulated in PyTorch on random A = U diag(s) V^T of a given condition number, operands
-rounded to TF32 (10 mantissa bits, nearest even) and products in float64; densela's own refinement loop
+rounded to TF32 (10 mantissa bits) or bfloat16 (7), nearest even, and products in float64; densela's own refinement loop
 (``densela.lu._refined``) then runs with the emulated preconditioner in place of its own. Prints, per
 condition number and factorization: the factors' backward error, their growth (max |U| / max |A|), the
 condition number of the preconditioned matrix M^-1 A, the preconditioner applications the refinement took,
 and whether it converged or fell back to float64.
 
-Usage: python scripts/refine-emulate.py [tf32|fp32] [n] [cond ...] [--methods partial,block] [--no-kappa]
+Usage: python scripts/refine-emulate.py [tf32|bf16|fp32] [n] [cond ...] [--methods partial,block] [--no-kappa]
        (defaults: tf32, 512, 1e2 1e4 1e6, all five factorizations)
 """
 
@@ -40,7 +40,8 @@ def tf32(x: torch.Tensor) -> torch.Tensor:
 
 
 ROUNDING = ["tf32"]
-"""How the trailing updates' operands are rounded: "tf32", or "fp32" (not at all: float32 factors)."""
+"""How the trailing updates' operands are rounded: "tf32", "bf16" (bfloat16's 7 mantissa bits, nearest even, as
+``refine="bf16"`` rounds them), or "fp32" (not at all: float32 factors)."""
 PANEL = 32
 """Rows of the diagonal block that "block" pivoting searches (densela's narrowest panel)."""
 TOURNAMENT_ROWS = 256
@@ -107,6 +108,8 @@ def lu_tf32(a32: torch.Tensor, pivot: str, nb: int = 128) -> tuple[torch.Tensor,
             l21, u12 = a[k + w :, k : k + w], a[k : k + w, k + w :]
             if ROUNDING[0] == "tf32":
                 l21, u12 = tf32(l21), tf32(u12)
+            elif ROUNDING[0] == "bf16":
+                l21, u12 = l21.bfloat16().float(), u12.bfloat16().float()
             a[k + w :, k + w :] -= (l21.double() @ u12.double()).float()
     return a, perm
 
@@ -178,7 +181,7 @@ METHODS = {
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("rounding", nargs="?", choices=("tf32", "fp32"), default="tf32")
+    p.add_argument("rounding", nargs="?", choices=("tf32", "bf16", "fp32"), default="tf32")
     p.add_argument("n", nargs="?", type=int, default=512)
     p.add_argument("conds", nargs="*", type=float, default=[1e2, 1e4, 1e6])
     p.add_argument("--methods", default=",".join(METHODS), help="comma-separated: " + ", ".join(METHODS))

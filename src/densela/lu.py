@@ -1240,10 +1240,10 @@ KRYLOV = 100
 GMRES_PREDICT_FROM = 10
 """GMRES iterations after which a refinement whose GMRES converges too slowly to finish within MAX_APPLICATIONS gives
 up (``_gmres``'s ``stalled``) and ``solve`` factors in float64 at once, instead of spending the rest of the budget.
-CPU emulation of TF32 factors (``scripts/refine-emulate.py``, n = 1024 and 2048; bench-results/cpu-emulation/
-2026-11-27-stall/): the refinements that fell back after 80 applications (cond 2e4 to 1e6) fall back after 12 to 56
-(12 at cond 5e4 to 1e6, n = 1024); those that converge (cond 1e2 to 2e4, up to 78 applications; float32 factors up to
-cond 1e6) take the same applications as before. Not run on a GPU."""
+CPU emulation of TF32 and bfloat16 factors (``scripts/refine-emulate.py``, n = 1024 to 4096; bench-results/
+cpu-emulation/2026-11-27-stall/): the refinements that fell back after 80 applications fall back after 12 to 56 (12-13
+for most); those that converge (up to 78 applications; float32 factors up to cond 1e6) take the same applications as
+before. Not run on a GPU."""
 MAX_APPLICATIONS = 80
 """Applications of the preconditioner (the low-precision factors' two triangular solves) that the refinement of one
 right-hand side may spend before ``solve`` gives up and factors in float64. Once the applications cost more than that
