@@ -178,13 +178,13 @@ def graph_ms(fn: Callable[[], Any], rep_ms: float = 60.0, quantiles: Sequence[fl
     from densela.bench.timing import gpu_samples
 
     fn()
-    side = torch.cuda.Stream()
+    side = capture_stream()  # the warm-up and the capture on the device's one side stream
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
         fn()  # a warm-up off the default stream, as torch's graph capture asks
     torch.cuda.current_stream().wait_stream(side)
     graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph, stream=capture_stream()):
+    with torch.cuda.graph(graph, stream=side):
         fn()
     return [float(t) for t in np.quantile(gpu_samples(graph.replay, rep_ms=rep_ms), list(quantiles))]
 
