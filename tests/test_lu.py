@@ -1022,6 +1022,33 @@ def test_lu_solve_bad_arguments(device: str) -> None:
         assert torch.equal(b, before)
 
 
+@pytest.mark.parametrize("batch", [(), (2,)], ids=["one", "batch"])
+def test_lu_solve_checks_a_piv_again_only_after_torch_writes_it(batch: tuple[int, ...], device: str) -> None:
+    """``lu_solve`` remembers a ``piv`` it found in range (its host waits for that answer) with torch's version
+    counter: a write through torch makes it checked again; a write that torch does not see (through a DLPack
+    alias) leaves it trusted, and the interchange kernel then reads the pivot as the nearest row of the matrix:
+    the same solution as that row named, ``b`` untouched."""
+    n = 33
+    (lu, piv), b = _lu_and_b(n, (*batch, n), device, batch=batch)
+    snap = snapshot(b)
+    first = dl.lu_solve((lu, piv), b)
+    assert id(piv) in densela.lu._IN_RANGE
+    good = piv.clone()
+    piv[..., 3] = n  # through torch: checked again, refused
+    with pytest.raises(ValueError, match=r"piv.*\[0, 33\)"):
+        dl.lu_solve((lu, piv), b)
+    piv.copy_(good)
+    assert torch.equal(dl.lu_solve((lu, piv), b), first)
+    alias = torch.from_dlpack(piv)  # its writes leave piv's version counter as it is
+    for bad, nearest in ((10**6, n - 1), (-5, 0)):
+        alias[..., 3] = bad
+        named = good.clone()
+        named[..., 3] = nearest
+        assert torch.equal(dl.lu_solve((lu, piv), b), dl.lu_solve((lu, named), b)), f"pivot {bad}"
+        alias.copy_(good)
+    assert_untouched(snap, "b")
+
+
 @pytest.mark.parametrize(
     "m, count, cols",
     [(1, 1, 5), (7, 7, 5), (31, 31, 5), (32, 32, 5), (33, 33, 5), (100, 100, 5), (70, 40, 70), (129, 129, 1),

@@ -213,6 +213,12 @@ def lu_panel_kernel(
 
 
 @triton.jit
+def _clamped(row, M):
+    """``row`` within [0, M)."""
+    return tl.minimum(tl.maximum(row, 0), M - 1)
+
+
+@triton.jit
 def interchange_rows_kernel(
     a_ptr, piv_ptr,
     count, M, N,
@@ -220,7 +226,8 @@ def interchange_rows_kernel(
     REVERSE: tl.constexpr, GROUP: tl.constexpr, BLOCK: tl.constexpr,
 ):  # fmt: skip
     """Applies the interchanges row i <-> row piv[i], i = 0 .. count - 1 in order (REVERSE: in reverse order,
-    which undoes them), to columns [0, N) of the M-row matrix ``program_id(1)``; every piv[i] in [0, M).
+    which undoes them), to columns [0, N) of the M-row matrix ``program_id(1)``; a piv[i] outside [0, M) names
+    the nearest row (``_clamped``: nothing outside the matrix is read or written).
 
     Each program owns BLOCK columns and takes the interchanges GROUP at a time. The rows a group touches are
     its own GROUP rows and the rows piv[i] it names; each carries its position through the group's
@@ -238,12 +245,13 @@ def interchange_rows_kernel(
     for step in range(0, groups):
         i0 = (groups - 1 - step) * GROUP if REVERSE else step * GROUP
         named = (s >= GROUP) & (i0 + s - GROUP < count)
-        start = tl.where(s < GROUP, i0 + s, tl.load(piv_ptr + i0 + s - GROUP, mask=named, other=0))
+        # the rows piv names, clamped to the matrix (lu_solve trusts a piv it checked before: _pivots_in_range)
+        start = tl.where(s < GROUP, i0 + s, _clamped(tl.load(piv_ptr + i0 + s - GROUP, mask=named, other=0), M))
         live = tl.where(s < GROUP, i0 + s < M, named)
         position = start
         for t in tl.static_range(GROUP):
             i = i0 + (GROUP - 1 - t if REVERSE else t)
-            p = tl.load(piv_ptr + i, mask=i < count, other=0)
+            p = _clamped(tl.load(piv_ptr + i, mask=i < count, other=0), M)
             p = tl.where(i < count, p, i)  # past the last interchange: none
             position = tl.where(position == i, p, tl.where(position == p, i, position))
         mask = live[:, None] & (cols[None, :] < N)
