@@ -892,6 +892,26 @@ def test_lu_solve_check_finite(device: str) -> None:
     assert bool(torch.isnan(x[:, 1]).any()) and not bool(torch.isnan(x[:, 0]).any())
 
 
+def test_lu_solve_checks_lu_again_only_after_torch_writes_it(device: str) -> None:
+    """A finite ``lu`` is remembered as ``piv``'s range is: an infinity written through torch is found (even at the
+    same address and with b finite), one written behind torch's back is not and reaches the solution; ``b`` is
+    checked on every call."""
+    (lu, piv), b = _lu_and_b(9, (9,), device)
+    dl.lu_solve((lu, piv), b)
+    assert (id(lu), "finite") in densela.lu._PASSED
+    lu[1, 5] = float("inf")
+    with pytest.raises(ValueError, match="lu must not contain"):
+        dl.lu_solve((lu, piv), b)
+    lu[1, 5] = 1.0
+    dl.lu_solve((lu, piv), b)
+    torch.from_dlpack(lu)[1, 5] = float("inf")  # unseen by torch's version counter
+    assert not bool(torch.isfinite(dl.lu_solve((lu, piv), b)).all())
+    bad_b = b.clone()
+    bad_b[2] = float("nan")
+    with pytest.raises(ValueError, match="b must not contain"):
+        dl.lu_solve((lu, piv), bad_b)
+
+
 @pytest.mark.parametrize("layout", ["row", "col", "strided", "strided_col"])
 @pytest.mark.parametrize("shape", [(1, 1), (7, 1), (1, 33), (33, 5), (2, 9, 9), (3, 70, 130), (3000, 8)], ids=str)
 def test_finite_check_reads_every_item_of_the_view_and_nothing_else(
@@ -1032,7 +1052,7 @@ def test_lu_solve_checks_a_piv_again_only_after_torch_writes_it(batch: tuple[int
     (lu, piv), b = _lu_and_b(n, (*batch, n), device, batch=batch)
     snap = snapshot(b)
     first = dl.lu_solve((lu, piv), b)
-    assert id(piv) in densela.lu._IN_RANGE
+    assert (id(piv), "in range") in densela.lu._PASSED
     good = piv.clone()
     piv[..., 3] = n  # through torch: checked again, refused
     with pytest.raises(ValueError, match=r"piv.*\[0, 33\)"):

@@ -306,11 +306,13 @@ def lu_solve(
         raise ValueError(f"{op}: piv must hold {n} integers per matrix, got {piv.dtype} of shape {tuple(piv.shape)}")
     if tb.ndim not in (lu.ndim - 1, lu.ndim) or tb.shape[: lu.ndim - 1] != (*lu.shape[:-2], n):
         raise ValueError(f"{op}: b of shape {tuple(tb.shape)} does not fit lu of shape {tuple(lu.shape)}")
-    if piv.numel() and not _pivots_in_range(piv, n):
+    if piv.numel() and not _passes(piv, "in range", (n,), lambda: bool(((piv >= 0) & (piv < n)).all())):
         raise ValueError(f"{op}: piv holds row numbers outside [0, {n}) (0-based, as lu_factor returns them)")
     with call.guard():  # every launch of the call on its run device
         if check_finite:
-            _check_finite(op, lu=lu, b=tb)
+            if lu.numel() and not _passes(lu, "finite", (), lambda: _finite(lu)):
+                raise ValueError(_not_finite(op, "lu"))
+            _check_finite(op, b=tb)
         x = _rhs_copy(call, tb, lu.ndim)
         if x.numel():
             run_lu, run_piv = call.on_run_device(lu), call.on_run_device(piv).to(torch.int32)
@@ -318,40 +320,46 @@ def lu_solve(
     return call.finish(x.reshape(tb.shape))
 
 
-_IN_RANGE: dict[int, tuple[weakref.ref, int, int]] = {}
-"""``piv`` tensors that ``lu_solve`` found in range, by id: (a weak reference, torch's version counter then, n)."""
+_PASSED: dict[tuple[int, str], tuple[weakref.ref, int, tuple]] = {}
+"""Checks that torch tensors passed (``_passes``), by (id, check): (a weak reference, torch's version counter then,
+the tensor's address and what else the check depended on)."""
 
 
-def _pivots_in_range(piv: torch.Tensor, n: int) -> bool:
-    """Whether every item of ``piv`` is in [0, n). The answer comes from the device, and the host waits for it
-    (and for all the work queued before) before it launches anything: on the H100 (2026-11-27, session 60) that
-    wait took ``lu_solve`` of one right-hand side from 0.75 to 1.44 ms at n = 4096 and from 1.46 to 2.61 ms at
-    8192 (float64, unchecked), the GPU idling while the host set up the solve. So a torch tensor found in range
-    is remembered with its version counter, which every in-place write through torch advances: the same
-    ``piv``, unwritten, is not checked again. A write that torch does not see (through a DLPack or NumPy alias)
-    can make a remembered ``piv`` wrong; the interchange kernel clamps the rows it reads to the matrix, so such
-    pivots give a wrong solution, never a read or write outside ``x``.
+def _passes(t: torch.Tensor, check: str, about: tuple, test: Any) -> bool:
+    """``test()``, the verdict of the check named ``check`` on ``t`` (which depended on ``about`` besides ``t``),
+    remembered for a torch tensor that passed it, with its version counter, which every in-place write through torch
+    advances: the same tensor, unwritten since, passes without ``test()``.
+
+    ``lu_solve`` remembers this way that ``piv`` names rows in range and that ``lu`` is finite, checks whose answer
+    comes from the device: the host waits for it, and for all the work queued before, before it launches anything. On
+    the H100 (2026-11-27, session 60) the range check's wait took ``lu_solve`` of one right-hand side from 0.75 to
+    1.44 ms at n = 4096 and from 1.46 to 2.61 ms at 8192 (float64, unchecked), the GPU idling while the host set the
+    solve up. A write that torch does not see (through a DLPack or NumPy alias) can make a remembered tensor wrong;
+    the interchange kernel clamps the rows it reads to the matrix, so such pivots give a wrong solution, never a read
+    or write outside ``x``, and a non-finite ``lu`` a non-finite one.
 
     Example:
         >>> piv = torch.tensor([2, 1, 2], dtype=torch.int32)
-        >>> _pivots_in_range(piv, 3), _pivots_in_range(piv, 2)
+        >>> in_range = lambda n: _passes(piv, "in range", (n,), lambda: bool((piv < n).all()))
+        >>> in_range(3), in_range(2)
         (True, False)
         >>> piv[0] = 3                         # torch sees the write: checked again
-        >>> _pivots_in_range(piv, 3)
+        >>> in_range(3)
         False
     """
-    key = id(piv)
+    key = (id(t), check)
+    about = (t.data_ptr(), *about)
     try:
-        version = piv._version
+        version = t._version
     except RuntimeError:  # an inference tensor keeps no version counter: checked every time
         version = None
-    seen = _IN_RANGE.get(key)
-    if version is not None and seen is not None and seen[0]() is piv and seen[1:] == (version, n):
+    seen = _PASSED.get(key)
+    if version is not None and seen is not None and seen[0]() is t and seen[1:] == (version, about):
         return True
-    if not bool(((piv >= 0) & (piv < n)).all()):
+    if not test():
         return False
     if version is not None:
-        _IN_RANGE[key] = (weakref.ref(piv, lambda _, key=key: _IN_RANGE.pop(key, None)), version, n)
+        _PASSED[key] = (weakref.ref(t, lambda _, key=key: _PASSED.pop(key, None)), version, about)
     return True
 
 

@@ -245,7 +245,7 @@ def interchange_rows_kernel(
     for step in range(0, groups):
         i0 = (groups - 1 - step) * GROUP if REVERSE else step * GROUP
         named = (s >= GROUP) & (i0 + s - GROUP < count)
-        # the rows piv names, clamped to the matrix (lu_solve trusts a piv it checked before: _pivots_in_range)
+        # the rows piv names, clamped to the matrix (lu_solve trusts a piv it checked before: lu._passes)
         start = tl.where(s < GROUP, i0 + s, _clamped(tl.load(piv_ptr + i0 + s - GROUP, mask=named, other=0), M))
         live = tl.where(s < GROUP, i0 + s < M, named)
         position = start
