@@ -31,6 +31,7 @@ from densela.kernels.lu import (
     matvec_kernel,
     nonfinite_flag_kernel,
     permute_solve_kernel,
+    sweep_factors_kernel,
     sweep_solve_kernel,
 )
 from densela.kernels.lu_warp import lu_warp_kernel
@@ -425,6 +426,20 @@ def test_sweep_solve_compiles_for_hopper(lower: bool, vectors: str, cols: int) -
     assert "ld.global.gpu.acquire" in ptx and "atom.global.gpu.release.exch" in ptx  # wait for, publish a block
     assert ".local" not in ptx
     assert ("mma.sync.aligned.m16n8k16.row.col.f64" in ptx) == (vectors == "*fp64" and cols >= 16)
+
+
+@compiled
+@pytest.mark.parametrize("pointer", ["*fp32", "*fp64"])
+def test_sweep_factors_compile_for_hopper(pointer: str) -> None:
+    """The sweeps' set-up (both triangles' diagonal inverses and their products with the tiles beside): a dynamic
+    loop over the block's 64 rows (no unrolling: fully unrolled, such a solve took minutes to compile), the products
+    with the tiles on float64 tensor cores (DMMA), no register spills."""
+    pointers = {"inv_ptr": "*fp64", "beside_ptr": "*fp64"}
+    ptx = compile_ptx(sweep_factors_kernel, pointer, dict(UNIT_LOWER=True, BLOCK=64, DOT=True), ("stride_tm",),
+                      pointers=pointers)  # fmt: skip
+    assert "mma.sync.aligned.m16n8k16.row.col.f64" in ptx
+    assert ".local" not in ptx
+    assert ptx.count("div.rn.f64") < 64  # one division a step in a loop, not 64 steps unrolled
 
 
 @compiled

@@ -1501,22 +1501,53 @@ def test_lu_factor_block_rows_by_combined_inverses(
 
 @pytest.mark.parametrize("n", [1, 3, 4, 7, 9, 33])
 @pytest.mark.parametrize("layout", ["col", "row", "strided"])
-@pytest.mark.parametrize("shift", [-1, 0, 1])
-def test_block_band_copies_the_tiles_along_the_diagonal(n: int, layout: Layout, shift: int) -> None:
-    """``_block_band`` (the diagonal blocks that are inverted, the tiles beside them that the sweeps multiply by
-    those inverses): tile (j, j + shift) of the 4 x 4 grid in entry j, the short last row and column of tiles cut
-    at n, padded by the identity's entries on the diagonal and by zeros beside it, as from a padded copy."""
+def test_diagonal_blocks_copies_the_blocks_along_the_diagonal(n: int, layout: Layout) -> None:
+    """``_diagonal_blocks`` (the blocks that the blocked solves invert): block j of the 4 x 4 grid in entry j, the
+    short last one cut at n and padded by the identity's entries, as from a padded copy."""
     block, count = 4, cdiv(n, 4)
     values = np.random.default_rng(n).standard_normal((n, n))
     t = place(values, torch.float64, "cpu", layout).unsqueeze(0)
-    padded = np.zeros((count * block, count * block))
+    padded = np.eye(count * block)
     padded[:n, :n] = values
-    if shift == 0:
-        padded[n:, n:] = np.eye(count * block - n)
-    want = np.zeros((1, count, block, block))
-    for j in range(max(0, -shift), min(count, count - shift)):
-        want[0, j] = padded[j * block : (j + 1) * block, (j + shift) * block : (j + shift + 1) * block]
-    np.testing.assert_array_equal(densela.lu._block_band(t, block, shift).numpy(), want)
+    want = np.stack([padded[j * block : (j + 1) * block, j * block : (j + 1) * block] for j in range(count)])
+    np.testing.assert_array_equal(densela.lu._diagonal_blocks(t, block).numpy(), want[None])
+
+
+@pytest.mark.parametrize(("block", "n"), [(4, 1), (4, 9), (4, 33), (16, 40), (64, 100), gpu_only(64, 4097)], ids=str)
+@pytest.mark.parametrize("layout", ["col", "row", "strided"])
+@pytest.mark.parametrize("unit_lower", [True, False])
+def test_sweep_factors_invert_the_diagonal_blocks(block: int, n: int, layout: Layout, unit_lower: bool,
+                                                  device: str) -> None:  # fmt: skip
+    """``_sweep_factors`` (one launch of ``sweep_factors_kernel``) against float64 references: the inverse of each
+    diagonal block of both triangles of a float32 ``t`` (one diagonal taken as ones, the last block padded by the
+    identity), and that inverse times the tile the sweep solves before the block (left of it in the lower triangle,
+    right in the upper; zeros where there is none, cut at n)."""
+    values = rounded(gaussian((n, n), "sweep-factors") / 4 + 2 * np.eye(n), torch.float32)
+    t = place(values, torch.float32, device, layout)
+    count = cdiv(n, block)
+    padded = np.eye(count * block)
+    padded[:n, :n] = values
+    real = np.zeros((count * block, count * block))
+    real[:n, :n] = values
+    (lower, lower_beside), (upper, upper_beside) = densela.lu._sweep_factors(t, block, unit_lower=unit_lower)
+    for got, got_beside, triangle, unit, shift in (
+        (lower, lower_beside, np.tril, unit_lower, -1), (upper, upper_beside, np.triu, not unit_lower, 1)
+    ):  # fmt: skip
+        assert got.dtype == got_beside.dtype == torch.float64
+        assert tuple(got.shape) == tuple(got_beside.shape) == (count, block, block)
+        for j in range(count):
+            rows = slice(j * block, (j + 1) * block)
+            diagonal = triangle(padded[rows, rows])
+            if unit:
+                diagonal = diagonal - np.diag(np.diag(diagonal)) + np.eye(block)
+            want = np.linalg.inv(diagonal)
+            q = j + shift
+            tile = real[rows, q * block : (q + 1) * block] if 0 <= q < count else np.zeros((block, block))
+            scale = float(np.abs(want).max())
+            np.testing.assert_allclose(got[j].cpu().numpy(), want, rtol=0, atol=1e-13 * scale, err_msg=f"inverse {j}")
+            np.testing.assert_allclose(got_beside[j].cpu().numpy(), want @ tile, rtol=0,
+                                       atol=1e-13 * scale * max(1.0, float(np.abs(tile).sum(0).max())),
+                                       err_msg=f"beside {j}")  # fmt: skip
 
 
 @pytest.mark.parametrize("n", [1, 4, 7, 33, gpu_only(4097), gpu_only(8192)])

@@ -41,6 +41,7 @@ from densela.kernels.lu import (
     matvec_kernel,
     nonfinite_flag_kernel,
     permute_solve_kernel,
+    sweep_factors_kernel,
     sweep_solve_kernel,
     triangular_solve_kernel,
 )
@@ -55,6 +56,7 @@ _INTERCHANGE = Launcher(interchange_rows_kernel, dependent=True)
 _PERMUTE = Launcher(permute_solve_kernel, dependent=True)
 _SOLVE = Launcher(triangular_solve_kernel, dependent=True)
 _SWEEP = Launcher(sweep_solve_kernel)
+_SWEEP_FACTORS = Launcher(sweep_factors_kernel)
 _MATVEC = Launcher(matvec_kernel)
 _ANY = Launcher(any_nonzero_kernel)
 _NONFINITE = Launcher(nonfinite_flag_kernel)
@@ -1462,24 +1464,18 @@ class _Sweeps:
             _launch_interchanges(dst.unsqueeze(0), self.piv, reverse=True)
 
 
-def _block_band(t: torch.Tensor, block: int, shift: int) -> torch.Tensor:
-    """float64 (batch, blocks, block, block) copy of the tiles (j, j + shift) of the block x block grid of each
-    matrix of the (batch, n, n) ``t``, block row j in entry j: cut at n and padded by the identity's entries for
-    the diagonal (``shift`` 0), by zeros beside it; a tile past the grid (j + shift outside it) all padding."""
+def _diagonal_blocks(t: torch.Tensor, block: int) -> torch.Tensor:
+    """float64 (batch, blocks, block, block) copy of the diagonal blocks of the block x block grid of each matrix of
+    the (batch, n, n) ``t``, block j in entry j, the last cut at n and padded by the identity's entries."""
     batch, n = t.shape[0], t.shape[-1]
     count, whole = cdiv(n, block), n // block
     tiles = torch.zeros((batch, count, block, block), dtype=torch.float64, device=t.device)
-    if shift == 0:
-        tiles += torch.eye(block, dtype=torch.float64, device=t.device)
-    first, last = max(0, -shift), whole - max(0, shift)  # tiles whose rows and columns are all inside
+    tiles += torch.eye(block, dtype=torch.float64, device=t.device)
     sb, sm, sn = t.stride()
-    if last > first:
-        offset = t.storage_offset() + first * block * sm + (first + shift) * block * sn
-        shape, strides = (batch, last - first, block, block), (sb, block * (sm + sn), sm, sn)
-        tiles[:, first:last] = t.as_strided(shape, strides, offset)
-    for j in range(max(first, last), min(count, count - shift)):  # those that meet the short last block
-        tile = t[:, j * block : (j + 1) * block, (j + shift) * block : (j + shift + 1) * block]
-        tiles[:, j, : tile.shape[1], : tile.shape[2]] = tile
+    if whole:
+        tiles[:, :whole] = t.as_strided((batch, whole, block, block), (sb, block * (sm + sn), sm, sn))
+    if whole < count:  # the short last block
+        tiles[:, whole, : n - whole * block, : n - whole * block] = t[:, whole * block :, whole * block :]
     return tiles
 
 
@@ -1488,7 +1484,7 @@ def _diagonal_inverses(t: torch.Tensor, block: int, *, unit_lower: bool) -> tupl
     matrix of the (batch, n, n) ``t`` (the lower one's diagonal taken as ones when ``unit_lower``, else the
     upper one's), each (batch, blocks, block, block) row-major, the last block padded by the identity: every
     block of the batch at once (``_triangle_inverse``)."""
-    diagonal = _block_band(t, block, 0)
+    diagonal = _diagonal_blocks(t, block)
     shape = diagonal.shape
     diagonal = diagonal.reshape(-1, block, block)
     lower = _triangle_inverse(diagonal, lower=True, unit=unit_lower, precision="ieee")
@@ -1499,16 +1495,21 @@ def _diagonal_inverses(t: torch.Tensor, block: int, *, unit_lower: bool) -> tupl
 def _sweep_factors(
     t: torch.Tensor, block: int, *, unit_lower: bool
 ) -> tuple[tuple[torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor]]:
-    """What ``sweep_solve_kernel`` reads besides the n x n ``t``, for its lower and for its upper triangle:
-    the float64 inverses of the block x block diagonal blocks (``_diagonal_inverses``) and ``beside``, each
-    inverse times the tile of the triangle beside its diagonal block that the sweep solves just before it (for
-    block row j: columns of block j - 1 in the lower triangle, of block j + 1 in the upper one; zeros where there
-    is none or past n, ``_block_band``), each (blocks, block, block) row-major float64."""
-    lower, upper = (inverse[0] for inverse in _diagonal_inverses(t.unsqueeze(0), block, unit_lower=unit_lower))
-    return (
-        (lower, lower @ _block_band(t.unsqueeze(0), block, -1)[0]),
-        (upper, upper @ _block_band(t.unsqueeze(0), block, 1)[0]),
-    )
+    """What ``sweep_solve_kernel`` reads besides the n x n ``t``, for its lower and for its upper triangle: the
+    float64 inverses of the block x block diagonal blocks and ``beside``, each inverse times the tile of the
+    triangle beside its diagonal block that the sweep solves just before it (for block row j: columns of block j -
+    1 in the lower triangle, of block j + 1 in the upper one; zeros where there is none or past n), each (blocks,
+    block, block) row-major float64: one launch of ``sweep_factors_kernel``. Since 2026-11-27 (session 60); before,
+    the inverses of 32-row blocks by the triangular-solve kernel, pair products by densela's GEMM and torch's
+    copies and products (about 20 launches) took the host of the H100 about 0.5 ms a set-up, more than the GPU's
+    work in ``lu_solve`` of one right-hand side at n = 4096."""
+    n = t.shape[0]
+    count = cdiv(n, block)
+    inverses = torch.empty((2, count, block, block), dtype=torch.float64, device=t.device)
+    beside = torch.empty_like(inverses)
+    _SWEEP_FACTORS((count, 2), t, inverses, beside, n, *t.stride(), UNIT_LOWER=unit_lower, BLOCK=block,
+                   DOT=block >= 16, num_warps=4)  # fmt: skip
+    return (inverses[0], beside[0]), (inverses[1], beside[1])
 
 
 def _sweep_block() -> int:

@@ -560,6 +560,54 @@ def sweep_solve_kernel(
 
 
 @triton.jit
+def sweep_factors_kernel(
+    t_ptr, inv_ptr, beside_ptr,
+    N, stride_tm, stride_tn,
+    UNIT_LOWER: tl.constexpr, BLOCK: tl.constexpr, DOT: tl.constexpr,
+):  # fmt: skip
+    """What ``sweep_solve_kernel`` reads besides T, for both triangles of the N x N ``t`` in one launch. Program
+    (j, u) inverts the BLOCK x BLOCK diagonal block j of the lower (u = 0) or upper (u = 1) triangle in float64
+    (the lower one's diagonal taken as ones when UNIT_LOWER, else the upper one's; past N padded by the identity)
+    into ``inv[u, j]``, and writes that inverse times the tile of the triangle beside the block that the sweep
+    solves just before it (block j - 1's columns for the lower triangle, j + 1's for the upper; zeros where there
+    is none or past N) into ``beside[u, j]``; both (2, blocks, BLOCK, BLOCK) row-major float64.
+
+    The inverse X by substitution, one row a step from the block's first row (lower) or last (upper): row i of X is
+    (e_i - T[i, :] X) / T[i, i] over the rows of X already found (the others are still zero); T's row i is loaded
+    one step ahead. A dynamic loop: unrolled over 64 rows, the solve took minutes to compile (2026-11-27)."""
+    j = tl.program_id(0)
+    lower = tl.program_id(1) == 0
+    unit = lower == UNIT_LOWER
+    c = tl.arange(0, BLOCK)
+    r = j * BLOCK + c
+    r64 = r.to(tl.int64)
+    x = tl.zeros((BLOCK, BLOCK), dtype=tl.float64)
+    i = tl.where(lower, 0, BLOCK - 1)
+    row = tl.load(t_ptr + (j * BLOCK + i).to(tl.int64) * stride_tm + r64 * stride_tn,
+                  mask=(j * BLOCK + i < N) & (r < N), other=0.0)  # fmt: skip
+    for step in range(BLOCK):
+        i = tl.where(lower, step, BLOCK - 1 - step)
+        later = tl.where(lower, i + 1, i - 1)  # the next step's row, loaded before this step's arithmetic
+        following = tl.load(t_ptr + (j * BLOCK + later).to(tl.int64) * stride_tm + r64 * stride_tn,
+                            mask=(step + 1 < BLOCK) & (j * BLOCK + later < N) & (r < N), other=0.0)  # fmt: skip
+        t_i = row.to(tl.float64)
+        d = tl.sum(tl.where(c == i, t_i, 0.0), axis=0)
+        d = tl.where(unit | (j * BLOCK + i >= N), 1.0, d)
+        known = tl.where(lower, c < i, c > i)  # the rows of X already found
+        s = tl.sum(tl.where(known, t_i, 0.0)[:, None] * x, axis=0)
+        x = tl.where(c[:, None] == i, ((tl.where(c == i, 1.0, 0.0) - s) / d)[None, :], x)
+        row = following
+    q = tl.where(lower, j - 1, j + 1)  # the block solved just before
+    cols = q * BLOCK + c
+    inside = (q >= 0) & (r[:, None] < N) & (cols[None, :] < N)
+    tile = tl.load(t_ptr + r64[:, None] * stride_tm + cols[None, :].to(tl.int64) * stride_tn, mask=inside, other=0.0)
+    beside = _block_product(x, tile.to(tl.float64), DOT)
+    square = (tl.program_id(1) * tl.num_programs(0) + j).to(tl.int64) * BLOCK * BLOCK + c[:, None] * BLOCK + c[None, :]
+    tl.store(inv_ptr + square, x)
+    tl.store(beside_ptr + square, beside)
+
+
+@triton.jit
 def matvec_kernel(
     a_ptr, x_ptr, y_ptr,
     M, N,
