@@ -238,6 +238,34 @@ def test_out_is_written_in_place_and_returned(device, kind, first):
     assert bool((written[mask] == -7.0).all()), "memory outside out was written"
 
 
+@pytest.mark.parametrize(
+    "write",
+    [
+        pytest.param(lambda x, y: dl.matmul(x, x, out=y), id="matmul"),
+        pytest.param(lambda x, y: dl.gemm(x, x, y, beta=0.5, out=y), id="gemm-c"),
+        pytest.param(lambda x, y: dl.add(x, x, beta=-1.0, out=y), id="add"),
+        pytest.param(lambda x, y: dl.transpose(x, out=y), id="transpose"),
+        pytest.param(lambda x, y: dl.transpose_(y), id="transpose_-square"),
+        pytest.param(lambda x, y: dl.transpose_(y.view(4, 16)), id="transpose_-rectangle"),
+        pytest.param(lambda x, y: dl.lu_factor(y.T, overwrite_a=True), id="lu_factor-overwrite"),
+    ],
+)
+def test_in_place_writes_advance_torch_version_counter(write, device):
+    """densela's kernels write ``out`` (and ``transpose_``'s and ``lu_factor(overwrite_a=True)``'s array) through a
+    pointer, which torch does not see; they advance its version counter as torch's in-place operations do, on the
+    first call and on replays, so autograd refuses a backward pass through a tensor densela overwrote."""
+    x = make((8, 8), torch.float64, device)
+    y = make((8, 8), torch.float64, device)
+    w = torch.ones(8, 8, dtype=torch.float64, device=device, requires_grad=True)
+    product = w * y  # saves y for w's gradient
+    for _ in range(2):  # the first call, then its replay
+        before = y._version
+        write(x, y)
+        assert y._version > before
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        product.sum().backward()
+
+
 def test_numpy_out_is_c_updates_in_place():
     a, b = host_data((6, 4)), host_data((4, 5), seed=1)
     c = np.asfortranarray(host_data((6, 5), seed=2))

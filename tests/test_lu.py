@@ -893,16 +893,23 @@ def test_lu_solve_check_finite(device: str) -> None:
 
 
 def test_lu_solve_checks_lu_again_only_after_torch_writes_it(device: str) -> None:
-    """A finite ``lu`` is remembered as ``piv``'s range is: an infinity written through torch is found (even at the
-    same address and with b finite), one written behind torch's back is not and reaches the solution; ``b`` is
-    checked on every call."""
+    """A finite ``lu`` is remembered as ``piv``'s range is: an infinity written through torch or by densela's own
+    kernels (``out=``) is found, one written behind torch's back is not and reaches the solution; ``b`` is checked on
+    every call."""
     (lu, piv), b = _lu_and_b(9, (9,), device)
+    good = lu.clone()
     dl.lu_solve((lu, piv), b)
     assert (id(lu), "finite") in densela.lu._PASSED
     lu[1, 5] = float("inf")
     with pytest.raises(ValueError, match="lu must not contain"):
         dl.lu_solve((lu, piv), b)
     lu[1, 5] = 1.0
+    dl.lu_solve((lu, piv), b)
+    eye = torch.eye(9, dtype=lu.dtype, device=lu.device)
+    dl.gemm(eye, eye, lu, alpha=0.0, beta=float("inf"), out=lu)  # densela's own write: counted, checked again
+    with pytest.raises(ValueError, match="lu must not contain"):
+        dl.lu_solve((lu, piv), b)
+    lu.copy_(good)
     dl.lu_solve((lu, piv), b)
     torch.from_dlpack(lu)[1, 5] = float("inf")  # unseen by torch's version counter
     assert not bool(torch.isfinite(dl.lu_solve((lu, piv), b)).all())

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 import numpy as np
 import torch
+from torch.autograd.graph import increment_version
 
 INTERPRET = os.environ.get("TRITON_INTERPRET", "0") == "1"
 """Triton's interpreter runs the kernels on CPU tensors (how CI tests them)."""
@@ -218,14 +219,30 @@ class Call:
         return _wrap(self.first, view)
 
     def finish(self, result: torch.Tensor) -> Any:
-        """The caller's ``out`` (written) or ``result`` as an array of the first argument's type."""
+        """The caller's ``out`` (written: ``written``) or ``result`` as an array of the first argument's type."""
         if self.out is not None:
             if result is not self.out:
                 self.out.copy_(result)
+            written(self.out)
             return self.out_obj
         if result.device != self.device:
             result = result.to(self.device)
         return _wrap(self.first, result)
+
+
+def written(t: torch.Tensor) -> None:
+    """Tells torch that densela's kernels wrote ``t`` in place: its version counter advances, as after a torch
+    in-place operation, so autograd sees the write (a tensor saved for a backward pass and then overwritten through
+    ``out=`` raises there instead of giving a wrong gradient), and so does ``lu_solve``'s memory of the checks its
+    factors passed (``lu._passes``). Triton's writes through a pointer leave the counter as it was.
+
+    Example:
+        >>> t = torch.zeros(2)
+        >>> written(t)
+        >>> t._version
+        1
+    """
+    increment_version(t)
 
 
 def prepare(

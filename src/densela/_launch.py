@@ -29,7 +29,7 @@ try:
 except ImportError:  # no NVIDIA backend: no launch takes ``_Direct``'s path
     make_tensordesc_arg = None
 
-from densela._arrays import INTERPRET
+from densela._arrays import INTERPRET, written
 
 _I32 = 2**31
 _I64 = 2**63
@@ -569,7 +569,14 @@ def planned(
     With ``graph`` (calls that write their ``out``, on CUDA), replays on the same memory as before are captured
     into a CUDA graph (``REPLAY_GRAPHS``, keyed also on the slots' addresses; the second replay there captures) and
     replayed by one launch: for calls of several launches whose host time exceeds their GPU time (``transpose_``
-    of rectangles). The graph keeps the plan, and so its workspaces, alive."""
+    of rectangles). The graph keeps the plan, and so its workspaces, alive. ``out`` is marked ``written``."""
+    result = _planned(key, slots, out, call, graph)
+    if out is not None:
+        written(out)  # replays write it through the kernels alone
+    return result
+
+
+def _planned(key: tuple, slots: tuple[torch.Tensor, ...], out: torch.Tensor | None, call: Any, graph: bool) -> Any:
     if getattr(_local, "launches", None) is not None:
         return call()  # inside another call's recording: its launches belong to that plan
     plan = PLANS.get(key, _UNPLANNED)

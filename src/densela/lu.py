@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import torch
 
 from densela import _errors
-from densela._arrays import INTERPRET, Call, prepare
+from densela._arrays import INTERPRET, Call, prepare, written
 from densela._launch import (
     GRAPHS,
     WORKSPACE_TENSORS,
@@ -595,6 +595,8 @@ def _factor_call(
             check=op if check_finite else None,
             flag=None if flag is None else flag[0],
         )
+    if in_place:
+        written(ta)
     return call, lu if ta.ndim == 3 else lu[0], piv if ta.ndim == 3 else piv[0], info, flag
 
 
