@@ -15,6 +15,7 @@ import threading
 import time
 import warnings
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -327,7 +328,7 @@ _PASSED: dict[tuple[int, str], tuple[weakref.ref, int, tuple]] = {}
 the tensor's address and what else the check depended on)."""
 
 
-def _passes(t: torch.Tensor, check: str, about: tuple, test: Any) -> bool:
+def _passes(t: torch.Tensor, check: str, about: tuple, test: Callable[[], bool]) -> bool:
     """``test()``, the verdict of the check named ``check`` on ``t`` (which depended on ``about`` besides ``t``),
     remembered for a torch tensor that passed it, with its version counter, which every in-place write through torch
     advances: the same tensor, unwritten since, passes without ``test()``.
@@ -1568,12 +1569,7 @@ def _matvec(a: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
 
 
 def _gmres(
-    a: torch.Tensor,
-    r: torch.Tensor,
-    precondition: Any,
-    iterations: int = KRYLOV,
-    reach: float = 0.0,
-    budget: int | None = None,
+    a: torch.Tensor, r: torch.Tensor, precondition: Any, iterations: int, reach: float, budget: int
 ) -> tuple[torch.Tensor, bool]:
     """(d, stalled): an approximate solution d of A d = r by GMRES on M^-1 A d = M^-1 r in float64 (M: the float32
     factors), and whether it gave up.
@@ -1609,7 +1605,7 @@ def _gmres(
         residual = float((rhs - hess[: j + 2, : j + 1] @ y).norm())
         if norm_w == 0 or residual <= 1e-8 * beta:
             break
-        if budget is not None and _hopeless(residual / beta, j + 1, budget, reach, r.shape[0]):
+        if _hopeless(residual / beta, j + 1, budget, reach, r.shape[0]):
             return torch.zeros_like(r), True
         basis[j + 1] = w / norm_w
     return y.to(r.device) @ basis[: y.shape[0]], False
