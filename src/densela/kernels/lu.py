@@ -560,6 +560,15 @@ def sweep_solve_kernel(
 
 
 @triton.jit
+def _sweep_factors_row(t_ptr, g, r64, N, stride_tm, stride_tn, wanted):
+    """Row ``g`` of T at the columns ``r64`` and its diagonal entry (zeros past N or unless ``wanted``)."""
+    inside = wanted & (g < N)
+    g64 = g.to(tl.int64)
+    row = tl.load(t_ptr + g64 * stride_tm + r64 * stride_tn, mask=inside & (r64 < N), other=0.0)
+    return row, tl.load(t_ptr + g64 * (stride_tm + stride_tn), mask=inside, other=0.0)
+
+
+@triton.jit
 def sweep_factors_kernel(
     t_ptr, inv_ptr, beside_ptr,
     N, stride_tm, stride_tn,
@@ -572,20 +581,31 @@ def sweep_factors_kernel(
     solves just before it (block j - 1's columns for the lower triangle, j + 1's for the upper; zeros where there
     is none or past N) into ``beside[u, j]``; both (2, blocks, BLOCK, BLOCK) row-major float64.
 
-    The inverse: ``_substitute`` on the identity, its loop form (unrolled over 64 rows, such a solve took minutes to
-    compile, 2026-11-27)."""
+    The inverse X by substitution, one row a step from the block's first row (lower) or last (upper): row i of X is
+    (e_i - T[i, :] X) / T[i, i] over the rows of X already found (the others are still zero); T's row i and T[i, i]
+    are loaded one step ahead. Rows of T load coalesced and a step takes one reduction across the warps, where
+    ``_substitute``'s loop form (T's columns, two reductions a step) took 582 us against this loop's 74 at n = 4096
+    (H100, 2026-11-27). A dynamic loop: unrolled over 64 rows, the solve took minutes to compile (2026-11-27)."""
     j = tl.program_id(0)
     lower = tl.program_id(1) == 0
+    unit = lower == UNIT_LOWER
     c = tl.arange(0, BLOCK)
     r = j * BLOCK + c
     r64 = r.to(tl.int64)
-    diagonal = t_ptr + (j * BLOCK).to(tl.int64) * (stride_tm + stride_tn)
-    rows = tl.minimum(BLOCK, N - j * BLOCK)
-    eye = tl.where(c[:, None] == c[None, :], 1.0, 0.0).to(tl.float64)
-    if lower:
-        x = _substitute(eye, diagonal, rows, stride_tm, stride_tn, True, UNIT_LOWER, False, False)
-    else:
-        x = _substitute(eye, diagonal, rows, stride_tm, stride_tn, False, not UNIT_LOWER, False, False)
+    x = tl.zeros((BLOCK, BLOCK), dtype=tl.float64)
+    i = tl.where(lower, 0, BLOCK - 1)
+    row, d = _sweep_factors_row(t_ptr, j * BLOCK + i, r64, N, stride_tm, stride_tn, True)
+    for step in range(BLOCK):
+        i = tl.where(lower, step, BLOCK - 1 - step)
+        # the next step's row and diagonal entry, loaded before this step's arithmetic
+        following, d_following = _sweep_factors_row(
+            t_ptr, j * BLOCK + tl.where(lower, i + 1, i - 1), r64, N, stride_tm, stride_tn, step + 1 < BLOCK
+        )
+        d = tl.where(unit | (j * BLOCK + i >= N), 1.0, d.to(tl.float64))
+        known = tl.where(lower, c < i, c > i)  # the rows of X already found
+        s = tl.sum(tl.where(known, row.to(tl.float64), 0.0)[:, None] * x, axis=0)
+        x = tl.where(c[:, None] == i, ((tl.where(c == i, 1.0, 0.0) - s) / d)[None, :], x)
+        row, d = following, d_following
     q = tl.where(lower, j - 1, j + 1)  # the block solved just before
     cols = q * BLOCK + c
     inside = (q >= 0) & (r[:, None] < N) & (cols[None, :] < N)
