@@ -297,8 +297,6 @@ def _k_step(
         a = a_bufs.index(s).slice(FIRST_ROW, ROWS, dim=0)
     else:
         a = a_bufs.index(s).slice(FIRST_ROW, ROWS, dim=1).permute((1, 0))
-        if A_REGS:
-            a = a.load(gl.DotOperandLayout(operand_index=0, parent=acc.type.layout, k_width=1))
     if B_K_MAJOR:
         b = b_bufs.index(s).permute((1, 0))
     else:
@@ -330,16 +328,25 @@ def _k_step(
         part = warpgroup_mma_wait(num_outstanding=0, deps=(part,))
         mbarrier.arrive(empty.index(s), count=1)
         acc += part
+    elif A_REGS:
+        # A's fragment in slices of one wgmma instruction each (K 8), each slice's wgmma issued before the next
+        # slice is read, so that the reads overlap the products. Each slice keeps its own registers until the
+        # wait: the next step's reads would overwrite registers a wgmma still reads (ptxas serializes the wgmma
+        # otherwise, even unrolled by two: slower on the H100, 2026-11-23 run 7); the other consumer group keeps
+        # the tensor cores busy across the wait.
+        reg_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=acc.type.layout, k_width=1)
+        BLOCK_K: gl.constexpr = a.type.shape[1]
+        kept = ()
+        for k in gl.static_range(0, BLOCK_K, 8):
+            a_k = a.slice(k, 8, dim=1).load(reg_layout)
+            acc = warpgroup_mma(a_k, b.slice(k, 8, dim=0), acc, is_async=True)
+            kept += (a_k,)
+        acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,) + kept)[0]
+        mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES), count=1, pred=kk > 0)
     else:
         acc = warpgroup_mma(a, b, acc, is_async=True)
-        if A_REGS:
-            # The next step's loads would overwrite registers this wgmma still reads (ptxas serializes the
-            # wgmma otherwise, even unrolled by two: slower on the H100, 2026-11-23 run 7); the other consumer
-            # group keeps the tensor cores busy meanwhile.
-            acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, a))[0]
-        else:
-            # At most this step's wgmma is still running: the previous step's stage is free.
-            acc = warpgroup_mma_wait(num_outstanding=1, deps=(acc,))
+        # At most this step's wgmma is still running: the previous step's stage is free.
+        acc = warpgroup_mma_wait(num_outstanding=1, deps=(acc,))
         mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES), count=1, pred=kk > 0)
     return acc
 
