@@ -5,9 +5,9 @@ Usage (on the device, from the repository root, the old tree unpacked beside it,
 ``git archive <rev> src | tar -x -C .old``):
 
     python3 scripts/ab-trees.py --trees .old/src src --gemm 1000x1000x1000,2000x2000x2000 --layouts nn,nt,tn,tt \
-        --dtype float32 --precision tf32 [--lu 1000,4096,10000x32 [--lu-op lu_factor]] [--seconds 0.5]
+        --dtype float32 --precision tf32 [--lu 1000,4096,10000x32 [--lu-op lu_factor]] [--seconds 0.5] [--rounds 3]
 
-Writes $OUT/ab-trees.jsonl (one row per tree and case) and prints old, new and old / new per case (for LU with
+Writes $OUT/ab-trees.jsonl (one row per tree, round and case) and prints old, new and old / new per case (for LU with
 fingerprints of the pivots and of the factors in place of the error).
 """
 
@@ -18,6 +18,7 @@ import functools
 import hashlib
 import json
 import os
+import statistics
 import subprocess
 import sys
 
@@ -81,31 +82,40 @@ def main() -> None:
         help="the call timed (lu_factor: unchecked, as the lab times it)",
     )
     parser.add_argument("--seconds", type=float, default=0.5, help="time limit of each case's timing")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="times every tree runs, the trees' order rotated each round (the GPU's clock drifts over a call); the "
+        "table shows each case's median over the rounds",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args)
         return
-    results: dict[str, dict[str, dict]] = {}
+    results: dict[str, dict[str, list[dict]]] = {}
     forward = [a for a in sys.argv[1:] if a != "--child"]
     with open(os.path.join(os.environ.get("OUT", "."), "ab-trees.jsonl"), "w") as record:
-        for tree in args.trees:
-            env = {**os.environ, "PYTHONPATH": os.path.abspath(tree)}
-            done = subprocess.run([sys.executable, __file__, *forward, "--child"], env=env, capture_output=True,
-                                  text=True)  # fmt: skip
-            if done.returncode:
-                sys.exit(f"{tree}: exit {done.returncode}\n{done.stderr[-4000:]}")
-            for line in done.stdout.splitlines():
-                row = {"tree": tree, **json.loads(line)}
-                record.write(json.dumps(row) + "\n")
-                results.setdefault(row["case"], {})[tree] = row
+        for round_ in range(args.rounds):
+            shift = round_ % len(args.trees)
+            for tree in args.trees[shift:] + args.trees[:shift]:
+                env = {**os.environ, "PYTHONPATH": os.path.abspath(tree)}
+                done = subprocess.run([sys.executable, __file__, *forward, "--child"], env=env, capture_output=True,
+                                      text=True)  # fmt: skip
+                if done.returncode:
+                    sys.exit(f"{tree}: exit {done.returncode}\n{done.stderr[-4000:]}")
+                for line in done.stdout.splitlines():
+                    row = {"tree": tree, "round": round_, **json.loads(line)}
+                    record.write(json.dumps(row) + "\n")
+                    results.setdefault(row["case"], {}).setdefault(tree, []).append(row)
     old, *new = args.trees
     for case, rows in results.items():
-        a = rows[old]
-        line = f"{case:32s} old {a['us']:9.1f} us"
+        us = {tree: statistics.median(r["us"] for r in rows[tree]) for tree in args.trees}
+        line = f"{case:32s} old {us[old]:9.1f} us"
         for tree in new:
-            line += f"  {tree}: {rows[tree]['us']:9.1f} us, old/new {a['us'] / rows[tree]['us']:.2f}"
-        print(line + "  err " + " ".join(str(rows[tree]["err"]) for tree in args.trees))
+            line += f"  {tree}: {us[tree]:9.1f} us, old/new {us[old] / us[tree]:.2f}"
+        print(line + "  err " + " ".join(str(rows[tree][0]["err"]) for tree in args.trees))
 
 
 if __name__ == "__main__":

@@ -342,7 +342,7 @@ def _k_step(
             acc = warpgroup_mma(a_k, b.slice(k, 8, dim=0), acc, is_async=True)
             kept += (a_k,)
         acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,) + kept)[0]
-        mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES), count=1, pred=kk > 0)
+        mbarrier.arrive(empty.index(s), count=1)  # read whole: the stage is free now
     else:
         acc = warpgroup_mma(a, b, acc, is_async=True)
         # At most this step's wgmma is still running: the previous step's stage is free.
@@ -404,7 +404,7 @@ def _consumer(
             step += 1
         if PINGPONG:
             mbarrier.arrive(bars.index(3 - GROUP), count=1)  # the other group's turn
-        if not SPLIT3 and not FMA and not MMA2:
+        if not SPLIT3 and not FMA and not MMA2 and not A_REGS:
             acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
             mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES), count=1)  # K > 0
         row = k_slice * gl.cdiv(M, BLOCK_M) * BLOCK_M + row0 + FIRST_ROW  # the K slice's partial sums' rows
