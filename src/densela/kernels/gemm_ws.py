@@ -285,7 +285,8 @@ def _k_step(
     previous step's stage is released. With SPLIT3 the step's three TF32 products a_lo b + a b_lo + a b start
     from zero and their sum is added to the tile's in float32 (wgmma's own accumulation over a long K chain is
     less precise). ``A_REGS``: an M-major float32 A is read into registers (wgmma reads 32-bit operands
-    from shared memory K-major only). ``FMA``: float32 products on the CUDA cores, ``MMA2``: float64 or TF32
+    from shared memory K-major only), one wgmma instruction's K slice at a time, and the step waits for its wgmmas
+    and releases its own stage. ``FMA``: float32 products on the CUDA cores, ``MMA2``: float64 or TF32
     products (``mma_v2``) on fragments read from the stage in either order; either releases the stage once every
     warp of the group has read it.
     """
