@@ -541,3 +541,15 @@ def test_time_candidates_times_graph_replays_on_the_gpu():
     configs = [GemmConfig(32, 32, 32, 8, 2, 3), GemmConfig(64, 64, 32, 8, 4, 3)]
     times = tune_module.time_candidates(shape, torch.cuda.current_device(), configs=configs)
     assert set(times) == set(configs) and all(0 < ms < 100 for ms in times.values())
+
+
+def test_described_configurations_tell_every_field_apart() -> None:
+    """``GemmConfig.describe`` (what ``densela tune`` prints for its choices) names each field that differs from its
+    default, so configurations that differ in any field read differently."""
+    full = GemmConfig(128, 128, 64, 8, 4, 5, "ws", split_k=2, flatten=False, epilogue_split=2, pingpong=True)
+    assert full.describe() == (
+        "ws 128x128x64, group 8, 4 warps, 5 stages, split 2, not flattened, epilogue in 2, ping-pong"
+    )
+    variants = [full] + [full._replace(**{field: default}) for field, default in GemmConfig._field_defaults.items()]
+    variants += [full._replace(block_k=32), full._replace(group_m=16), full._replace(num_warps=8)]
+    assert len({v.describe() for v in variants}) == len(set(variants))

@@ -151,10 +151,13 @@ def _tune(args: argparse.Namespace) -> int:
 
     if not shapes:
         shapes = [Shape(*c.shape, TORCH_DTYPES[c.dtype], c.precision) for c in SUITES["quick"].cases if c.op == "gemm"]
+    from densela.tuning import GemmConfig
+
     records = tune(shapes, device=torch.cuda.current_device(), force=args.force, progress=not args.quiet)
     for r in records:
         untuned = f"{r['untuned_ms']:.4f}" if r["untuned_ms"] else "-"
-        print(f"{r['shape']:<40} bucket {r['bucket']:<14} {r['ms']:.4f} ms (untuned {untuned} ms)")
+        chosen = GemmConfig(**r["config"]).describe()
+        print(f"{r['shape']:<40} bucket {r['bucket']:<14} {r['ms']:.4f} ms (untuned {untuned} ms): {chosen}")
     return 0
 
 

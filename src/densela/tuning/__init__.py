@@ -49,6 +49,28 @@ class GemmConfig(NamedTuple):
     epilogue_split: int = 1
     pingpong: bool = False
 
+    def describe(self) -> str:
+        """The configuration in a few words, as ``densela tune`` prints its choices (the fields left at their
+        defaults are not named).
+
+        Example:
+            >>> GemmConfig(128, 256, 32, 16, 4, 4, "ws", epilogue_split=4).describe()
+            'ws 128x256x32, group 16, 4 warps, 4 stages, epilogue in 4'
+            >>> GemmConfig(64, 64, 128, 8, 4, 3, split_k=2).describe()
+            'tiles 64x64x128, group 8, 4 warps, 3 stages, split 2'
+        """
+        words = [f"{self.kernel} {self.block_m}x{self.block_n}x{self.block_k}", f"group {self.group_m}",
+                 f"{self.num_warps} warps", f"{self.num_stages} stages"]  # fmt: skip
+        if self.split_k > 1:
+            words.append(f"split {self.split_k}")
+        if not self.flatten:
+            words.append("not flattened")
+        if self.epilogue_split > 1:
+            words.append(f"epilogue in {self.epilogue_split}")
+        if self.pingpong:
+            words.append("ping-pong")
+        return ", ".join(words)
+
 
 class TileConfig(NamedTuple):
     """Block shape of memory-bound 2-D kernels (transpose, add)."""
