@@ -127,6 +127,27 @@ def test_tune_without_a_gpu_says_so(capsys: pytest.CaptureFixture[str]) -> None:
     assert "tuning measures kernels on a CUDA GPU; none found" in capsys.readouterr().err
 
 
+@pytest.mark.skipif(not GPU, reason="densela tune measures kernels on a CUDA GPU")
+def test_tune_stores_and_names_its_choice(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: os.PathLike
+) -> None:
+    """One small bucket tuned into a cache of the test's own: the file holds the choice, and the closing line names
+    it (``GemmConfig.describe``) with its time and the built-in choice's."""
+    from densela import tuning
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    try:
+        assert main(["tune", "--shape", "64x64x64", "--dtype", "float32", "--quiet"]) == 0
+        stored = json.loads(tuning.tuned_path(0).read_text())["entries"]
+        (chosen,) = stored["ieee"].values()
+        line = capsys.readouterr().out.strip().splitlines()[-1]
+        assert "bucket" in line and "untuned" in line
+        assert line.endswith(tuning.GemmConfig(**chosen).describe())
+    finally:
+        monkeypatch.undo()
+        tuning.clear_cache()  # forget the test's tuned entries
+
+
 @pytest.mark.parametrize(
     "args, message",
     [(["--shape", "64x64"], "--shape wants MxNxK"), (["--shape", "0x4x4"], "--shape wants MxNxK"),
