@@ -124,6 +124,7 @@ def _roofline(args: argparse.Namespace) -> int:
 def _tune(args: argparse.Namespace) -> int:
     from densela.bench.providers import TORCH_DTYPES
     from densela.bench.suites import SUITES
+    from densela.tuning import GemmConfig
     from densela.tuning.tune import Shape, tune
 
     unknown = [name for name in args.suites if name not in SUITES]
@@ -151,8 +152,6 @@ def _tune(args: argparse.Namespace) -> int:
 
     if not shapes:
         shapes = [Shape(*c.shape, TORCH_DTYPES[c.dtype], c.precision) for c in SUITES["quick"].cases if c.op == "gemm"]
-    from densela.tuning import GemmConfig
-
     records = tune(shapes, device=torch.cuda.current_device(), force=args.force, progress=not args.quiet)
     for r in records:
         untuned = f"{r['untuned_ms']:.4f}" if r["untuned_ms"] else "-"

@@ -315,11 +315,12 @@ def _column(t_ptr, r, step, N, stride_tm, stride_tn, LOWER: tl.constexpr):
 @triton.jit
 def _step(x, column, i, N, LOWER: tl.constexpr, UNIT: tl.constexpr, GATHER: tl.constexpr):
     """One substitution step: row i of ``x`` divided by T[i, i] (unless UNIT), then taken from the rows after it
-    (before it for an upper triangle) times ``column``, T's column i. A step with i >= N changes nothing."""
+    (before it for an upper triangle) times ``column``, T's column i. With UNIT, a step with i >= N changes
+    nothing."""
     r = tl.arange(0, x.shape[0])
     xi = _pick(x, i, GATHER)
-    if not UNIT:  # a step past N (the loop's last turn) leaves its row as it is
-        xi = xi / tl.where(i < N, _pick(column, i, False), 1.0)
+    if not UNIT:
+        xi = xi / _pick(column, i, False)
     rest = ((r > i) & (r < N)) if LOWER else (r < i)
     return tl.where(r[:, None] == i, xi[None, :], tl.where(rest[:, None], x - column[:, None] * xi[None, :], x))
 
@@ -332,9 +333,9 @@ def _substitute(
     """T^-1 x for the (NB, K) register block ``x`` whose first N rows hold the right-hand sides, and the N x N
     triangle T at ``t_ptr``, one ``_step`` per row. UNROLL: T is loaded whole first and the NB steps are unrolled,
     so that each step's column is a register of each thread (where T's columns lie in the threads' registers);
-    else a loop over the N steps, each step's column loaded four steps before it (a step's arithmetic is shorter
-    than a load's latency). GATHER: each step's row is broadcast from the lane that holds it (``_pick``). Entries
-    of T outside the triangle (and its diagonal when UNIT) are loaded but never used."""
+    else (UNIT only) a loop over the N steps, each step's column loaded four steps before it (a step's arithmetic is
+    shorter than a load's latency). GATHER: each step's row is broadcast from the lane that holds it (``_pick``).
+    Entries of T outside the triangle (and its diagonal when UNIT) are loaded but never used."""
     r = tl.arange(0, x.shape[0])
     if UNROLL:
         inside = (r[:, None] < N) & (r[None, :] < N)
@@ -344,6 +345,8 @@ def _substitute(
             if i < N:
                 x = _step(x, tl.sum(tl.where(r[None, :] == i, t, -0.0), axis=1), i, N, LOWER, UNIT, GATHER)
     else:
+        # the last turn's steps past N must change nothing: a non-unit step there would divide by a zero diagonal
+        tl.static_assert(UNIT, "the loop form solves unit triangles only")
         c0 = _column(t_ptr, r, 0, N, stride_tm, stride_tn, LOWER)
         c1 = _column(t_ptr, r, 1, N, stride_tm, stride_tn, LOWER)
         c2 = _column(t_ptr, r, 2, N, stride_tm, stride_tn, LOWER)
