@@ -535,6 +535,32 @@ def test_warp_specialized_float64(device, monkeypatch, cfg, m, n, k, a_layout, b
     _warp_specialized_case(device, monkeypatch, cfg, torch.float64, None, (m, n, k), (a_layout, b_layout))
 
 
+STREAM_K_SHAPES = [(2000, 2000, 300), (2000, 1000, 33), (1100, 1000, 1001)]
+"""512, 256 and 144 tiles of 128 x 64 (either way round) on 132 SMs (``STREAM_K_FROM_WAVES`` forced down to 1):
+two whole waves then a streamed 248 tiles, 256 tiles all streamed in shares of two tiles' K steps (two steps
+each), and 144 tiles of 32 K steps in shares of 35 steps, most tiles cut between two programs."""
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("m, n, k", STREAM_K_SHAPES)
+@pytest.mark.parametrize("a_layout, b_layout", WS_LAYOUTS)
+def test_warp_specialized_stream_k(device, monkeypatch, m, n, k, a_layout, b_layout):
+    """float32 FMA products whose last tiles the warp-specialized kernel shares out by K steps (stream-K: partial
+    sums handed from program to program) in every operand order, alpha, beta and C, replayed: checked against the
+    reference, and stream-K taken."""
+    if not densela.tuning.warp_specialized(torch.cuda.current_device()):
+        pytest.skip("the warp-specialized kernel runs on Hopper GPUs")
+    monkeypatch.setattr(GEMM_MODULE, "STREAM_K_FROM_WAVES", 1)
+    sms = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
+    if not GEMM_MODULE.streams_k(triton.cdiv(m, 128) * triton.cdiv(n, 64), sms):
+        pytest.skip(f"{m} x {n} in 128 x 64 tiles fills whole waves of {sms} SMs")
+    streamed, real = [], GEMM_MODULE.streams_k
+    monkeypatch.setattr(GEMM_MODULE, "streams_k", lambda *args: streamed.append(real(*args)) or streamed[-1])
+    cfg = densela.tuning.GemmConfig(128, 64, 32, 8, 4, 3, "ws", epilogue_split=2)
+    _warp_specialized_case(device, monkeypatch, cfg, torch.float32, "ieee", (m, n, k), (a_layout, b_layout))
+    assert streamed and all(streamed), "the product's last tiles were not streamed"
+
+
 @pytest.mark.gpu
 def test_float64_split_along_k_goes_to_the_tiles_kernel(device, monkeypatch):
     """A float64 configuration split along K leaves the warp-specialized kernel (its partial sums are float32) for

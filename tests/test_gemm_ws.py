@@ -67,12 +67,25 @@ def _cases() -> list:
     for order in _orders("ieee")[::2]:
         name = f"ieee-split4-{'k' if order[0] else 'm'}{'k' if order[1] else 'n'}"
         cases.append(pytest.param(torch.float32, "ieee", split, *order, False, id=name))
+    return [pytest.param(*case.values, False, id=case.id) for case in cases] + _streamed_cases()
+
+
+def _streamed_cases() -> list:
+    """The float32 FMA table's configuration streamed (stream-K: partial sums through the epilogue's buffer), in each
+    operand order, with and without C."""
+    cfg = densela.tuning._GEMM_LARGE["ieee"]
+    cases = []
+    for order in _orders("ieee"):
+        for has_c in (False, True):
+            name = f"ieee-stream-k-{'k' if order[0] else 'm'}{'k' if order[1] else 'n'}" + ("-c" if has_c else "")
+            cases.append(pytest.param(torch.float32, "ieee", cfg, *order, has_c, True, id=name))
     return cases
 
 
-@pytest.mark.parametrize("dtype, precision, cfg, a_k_major, b_k_major, out_t, has_c", _cases())
-def test_compiles_for_hopper_within_its_limits(dtype, precision, cfg, a_k_major, b_k_major, out_t, has_c):
-    info = compile_sm90(dtype, cfg, a_k_major, b_k_major, precision == "tf32x3", has_c, out_t, precision == "ieee")
+@pytest.mark.parametrize("dtype, precision, cfg, a_k_major, b_k_major, out_t, has_c, stream_k", _cases())
+def test_compiles_for_hopper_within_its_limits(dtype, precision, cfg, a_k_major, b_k_major, out_t, has_c, stream_k):
+    info = compile_sm90(dtype, cfg, a_k_major, b_k_major, precision == "tf32x3", has_c, out_t, precision == "ieee",
+                        stream_k)  # fmt: skip
     assert info["shared"] <= H100_SHARED_BYTES, f"asks for {info['shared']} bytes of shared memory"
     assert info["spill_bytes"] == 0, f"spills {info['spill_bytes']} bytes of registers"
     assert info["registers"] * 32 * 12 <= 65536, "twelve warps do not fit the register file at launch"

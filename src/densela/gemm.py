@@ -660,6 +660,34 @@ def _fma_copies(a: torch.Tensor, b: torch.Tensor) -> tuple[bool, bool]:
     return copy_a, copy_b
 
 
+STREAM_K_FROM_IDLE = 0.01
+"""The share of the SMs' time that whole tiles would leave idle in their last wave (``streams_k``) from which
+``gemm_ws_kernel`` shares out the last tiles of a float32 FMA product by K steps (stream-K). H100, 2026-11-28
+(``bench-results/nvidia-h100/2026-11-28-stream-k``, lab measure against the kernel without it): FMA 4096^3 2703
+against 2820 us, 8192^3 21880 against 22226, 3000^3 1173 against 1330. Not the tensor-core products: TF32 4096^3
+took 437 against 368 us (3000^3 182 against 199, 8192^3 within 4%), 3xTF32 4096^3 1227 against 1119; the streamed
+programs start their tiles at scattered K steps, where whole tiles in grouped order read the same operand tiles
+at about the same time (not measured further). The kernel streams float32 accumulators written as float32 only
+(its partial sums go through the epilogue's buffer)."""
+STREAM_K_FROM_WAVES = 2
+"""The fewest waves of whole tiles (tiles per SM) that ``gemm_ws_kernel`` streams: each cut tile costs its two
+programs an epilogue and a round trip of the partial sum, which two waves of tiles did not pay back (H100,
+2026-11-28, float32 FMA 2000^3 in 256 tiles of 128 x 128, all streamed: 370.8 us against 360.4 unstreamed; 4096^3
+in 1024 tiles, 232 streamed: 2719 against 2799)."""
+
+
+def streams_k(tiles: int, sms: int) -> bool:
+    """Whether a product of ``tiles`` output tiles on ``sms`` SMs shares out its last tiles by K steps (stream-K):
+    at least ``STREAM_K_FROM_WAVES`` tiles per SM, and whole tiles would leave at least ``STREAM_K_FROM_IDLE`` of
+    the SMs' time idle.
+
+    Example:
+        >>> streams_k(512, 132), streams_k(528, 132), streams_k(256, 132)  # 3.88 waves, 4, 1.94
+        (True, False, False)
+    """
+    return tiles >= STREAM_K_FROM_WAVES * sms and 1 - tiles / (cdiv(tiles, sms) * sms) >= STREAM_K_FROM_IDLE
+
+
 def _launch_ws(
     a: torch.Tensor,
     b: torch.Tensor,
@@ -704,6 +732,15 @@ def _launch_ws(
     split3 = a_lo_desc is not None
     rows, cols = epilogue_block(bm, bn, cfg.epilogue_split, fma, cfg.pingpong)  # swapped: blocks [cols, rows]
     splits = min(cfg.split_k, cdiv(k, cfg.block_k))
+    sms = multiprocessors(device)
+    tiles = cdiv(m, bm) * cdiv(n, bn)
+    stream_k = fma and splits == 1 and not cfg.pingpong and out.dtype == torch.float32 and streams_k(tiles, sms)
+    if stream_k:  # two slots of a consumer group's accumulator and two flags per program
+        slots = 2 * sms * (bm if fma else bm // 2) * bn
+        parts = _split_workspace(out.device, torch.float32, slots, 0)[0]
+        flags = kept_counters("stream-k", 2 * sms, out.device)
+    else:  # not read
+        parts = flags = out
     if splits > 1:  # float32 partial sums of the K slices, stacked, untransposed; split_sum_kernel adds them up
         part_rows = cdiv(m, bm) * bm
         parts = scratch((splits * part_rows, cdiv(n, 4) * 4), torch.float32, out.device)[:, :n]
@@ -713,13 +750,13 @@ def _launch_ws(
         out_desc = ws_descriptor(out, not swap, rows, cols)
         c_desc = out_desc if c is None else ws_descriptor(c, not swap, rows, cols)
         kernel_scalars, kernel_c, out_t = (alpha, beta), c, swap
-    sms = multiprocessors(device)
-    _WS((min(sms, cdiv(m, bm) * cdiv(n, bn) * splits),),
+    _WS((min(sms, tiles * splits),),
         a_desc, b_desc, a_lo_desc or a_desc, b_lo_desc or b_desc, c_desc, out_desc,  # lo: read with SPLIT3 only
-        m, n, k, *kernel_scalars,
+        parts, flags, m, n, k, *kernel_scalars,
         HAS_C=kernel_c is not None, A_K_MAJOR=a_km, B_K_MAJOR=b_km, SPLIT3=split3,
         FMA=fma, OUT_T=out_t,
-        STAGES=cfg.num_stages, GROUP_M=cfg.group_m, NUM_SMS=sms, SPLITS=splits, CONSUMER_REGS=WS_CONSUMER_REGS,
+        STAGES=cfg.num_stages, GROUP_M=cfg.group_m, NUM_SMS=sms, SPLITS=splits, STREAM_K=stream_k,
+        CONSUMER_REGS=WS_CONSUMER_REGS,
         num_warps=ws_num_warps(fma), maxnreg=WS_MAXNREG,
     )  # fmt: skip
     if splits > 1:

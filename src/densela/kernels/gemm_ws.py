@@ -21,6 +21,13 @@ With ``SPLITS`` > 1 (products with fewer output tiles than SMs) the work items a
 program sums one slice of K of its tiles and stores the float32 partial sum in a workspace of ``SPLITS``
 stacked slices, which ``split_sum_kernel`` (densela.kernels.gemm) adds up into the output.
 
+With ``STREAM_K`` (products of at least as many tiles as SMs, not a multiple of them) the last wave of whole tiles
+would leave SMs idle, about 3% of a 4096^3 product's time (its float32 FMA time stays flat from 3968 to 4224 rows on
+the H100, bench-results/nvidia-h100/2026-11-28-stream-k): the tiles past the whole waves but one are shared out
+evenly by K steps instead (stream-K, Osama et al., PPoPP 2023), each program summing its share from the last
+tile back, the tile where two shares meet finished by the later share's program from the earlier one's partial sum.
+The launcher streams float32 FMA products only (``gemm.STREAM_K_FROM_IDLE`` says why).
+
 float32 products in FMA arithmetic (``FMA``: no tensor cores) run one consumer partition of eight warps
 instead, each thread summing an 8 x 8 block of the tile's products from operand vectors it reads from the
 stage (``gl.dot_fma`` on slices of 16 along K), and storing the tile in row slices (whose TMA stores drain while the
@@ -183,46 +190,93 @@ def _out_block(shape, out_t):
 
 
 @gluon.jit
+def _streamed(num_tiles, k_steps, NUM_SMS: gl.constexpr):
+    """Stream-K: (tiles taken whole, in waves of one per program; this program's first and end K steps of the
+    rest, counted along their tiles' K steps one tile after the other). The rest, one wave to two of tiles, is
+    shared out evenly by K steps, so that every program ends at the same time (whole tiles alone leave the last
+    wave's SMs idle where the tiles are not a multiple of the programs). A share is at least one tile's steps
+    (the rest is at least a wave), so each tile is cut between at most two programs."""
+    whole = (num_tiles // NUM_SMS - 1) * NUM_SMS
+    total = (num_tiles - whole) * k_steps
+    share = gl.cdiv(total, NUM_SMS)
+    first = gl.minimum(gl.program_id(0) * share, total)
+    return whole, first, gl.minimum(first + share, total)
+
+
+@gluon.jit
+def _segment(i, first, last, k_steps):
+    """(tile, counted from the first streamed one, and its K steps [k_lo, k_hi)) of part ``i`` of a program's
+    stream-K share [first, last): the share's last tile first, so that a program sums the first steps of the tile
+    its share ends in before anything else, and the next program, whose share starts in that tile, sums the
+    tile's other steps last and adds the two (``_consumer``): the wait is only ever for a program that had done
+    its part of the tile long before."""
+    t = gl.cdiv(last, k_steps) - 1 - i
+    return t, gl.maximum(first - t * k_steps, 0), gl.minimum(last - t * k_steps, k_steps)
+
+
+@gluon.jit
+def _load_step(
+    a_desc, b_desc, a_lo_desc, b_lo_desc, a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, ready, empty, step, row0, col0, k0,
+    A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr,
+):  # fmt: skip
+    """The TMA loads of the operand tiles at (row0, k0) and (k0, col0) into the stage of the producer's count
+    ``step``, once the consumers have released it."""
+    STAGES: gl.constexpr = a_bufs.type.shape[0]
+    nbytes: gl.constexpr = a_desc.block_type.nbytes + b_desc.block_type.nbytes
+    s = step % STAGES
+    # A fresh mbarrier counts as having completed the phase before phase 0.
+    mbarrier.wait(empty.index(s), ((step // STAGES) & 1) ^ 1)
+    bar = ready.index(s)
+    if SPLIT3:  # both operands K-major, and their remainders
+        mbarrier.expect(bar, 2 * nbytes)
+        tma.async_copy_global_to_shared(a_lo_desc, [row0, k0], bar, a_lo_bufs.index(s))
+        tma.async_copy_global_to_shared(b_lo_desc, [col0, k0], bar, b_lo_bufs.index(s))
+    else:
+        mbarrier.expect(bar, nbytes)
+    if A_K_MAJOR:
+        tma.async_copy_global_to_shared(a_desc, [row0, k0], bar, a_bufs.index(s))
+    else:
+        tma.async_copy_global_to_shared(a_desc, [k0, row0], bar, a_bufs.index(s))
+    if B_K_MAJOR:
+        tma.async_copy_global_to_shared(b_desc, [col0, k0], bar, b_bufs.index(s))
+    else:
+        tma.async_copy_global_to_shared(b_desc, [k0, col0], bar, b_bufs.index(s))
+
+
+@gluon.jit
 def _producer(
-    a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, c_bufs,
-    ready, empty, bars, M, N, K, alpha, beta,
+    a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, part_ptr, flag_ptr, a_bufs, b_bufs, a_lo_bufs,
+    b_lo_bufs, c_bufs, ready, empty, bars, M, N, K, alpha, beta,
     HAS_C: gl.constexpr, A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr,
     FMA: gl.constexpr, OUT_T: gl.constexpr, GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr, SPLITS: gl.constexpr,
-    GROUP: gl.constexpr,
+    STREAM_K: gl.constexpr, GROUP: gl.constexpr,
 ):  # fmt: skip
     """Loads the operand tiles of every K step of every tile of this program, STAGES steps ahead."""
     BLOCK_M: gl.constexpr = _block_rows_and_k(a_desc.block_type.shape, A_K_MAJOR)[0]
     BLOCK_N: gl.constexpr = _block_rows_and_k(b_desc.block_type.shape, B_K_MAJOR)[0]
     BLOCK_K: gl.constexpr = _block_rows_and_k(a_desc.block_type.shape, A_K_MAJOR)[1]
-    STAGES: gl.constexpr = a_bufs.type.shape[0]
-    nbytes: gl.constexpr = a_desc.block_type.nbytes + b_desc.block_type.nbytes
     num_tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
     k_steps = gl.cdiv(gl.cdiv(K, BLOCK_K), SPLITS)
+    items = num_tiles * SPLITS
+    if STREAM_K:
+        items, first, last = _streamed(num_tiles, k_steps, NUM_SMS)
     step = 0
-    for item in range(gl.program_id(0), num_tiles * SPLITS, NUM_SMS):
+    for item in range(gl.program_id(0), items, NUM_SMS):
         tile, k_slice = _work_item(item, num_tiles, SPLITS)
         row0, col0 = _tile_origin(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         for kk in range(k_steps):
-            s = step % STAGES
-            # A fresh mbarrier counts as having completed the phase before phase 0.
-            mbarrier.wait(empty.index(s), ((step // STAGES) & 1) ^ 1)
-            bar = ready.index(s)
             k0 = (k_slice * k_steps + kk) * BLOCK_K  # past K (the last slice's tail): TMA loads zeros
-            if SPLIT3:  # both operands K-major, and their remainders
-                mbarrier.expect(bar, 2 * nbytes)
-                tma.async_copy_global_to_shared(a_lo_desc, [row0, k0], bar, a_lo_bufs.index(s))
-                tma.async_copy_global_to_shared(b_lo_desc, [col0, k0], bar, b_lo_bufs.index(s))
-            else:
-                mbarrier.expect(bar, nbytes)
-            if A_K_MAJOR:
-                tma.async_copy_global_to_shared(a_desc, [row0, k0], bar, a_bufs.index(s))
-            else:
-                tma.async_copy_global_to_shared(a_desc, [k0, row0], bar, a_bufs.index(s))
-            if B_K_MAJOR:
-                tma.async_copy_global_to_shared(b_desc, [col0, k0], bar, b_bufs.index(s))
-            else:
-                tma.async_copy_global_to_shared(b_desc, [k0, col0], bar, b_bufs.index(s))
+            _load_step(a_desc, b_desc, a_lo_desc, b_lo_desc, a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, ready, empty,
+                       step, row0, col0, k0, A_K_MAJOR, B_K_MAJOR, SPLIT3)  # fmt: skip
             step += 1
+    if STREAM_K:
+        for i in range(gl.cdiv(last, k_steps) - first // k_steps):
+            t, k_lo, k_hi = _segment(i, first, last, k_steps)
+            row0, col0 = _tile_origin(items + t, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+            for kk in range(k_lo, k_hi):
+                _load_step(a_desc, b_desc, a_lo_desc, b_lo_desc, a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, ready,
+                           empty, step, row0, col0, kk * BLOCK_K, A_K_MAJOR, B_K_MAJOR, SPLIT3)  # fmt: skip
+                step += 1
 
 
 @gluon.jit
@@ -353,70 +407,86 @@ def _k_step(
 
 
 @gluon.jit
-def _consumer(
-    a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, c_bufs,
-    ready, empty, bars, M, N, K, alpha, beta,
-    HAS_C: gl.constexpr, A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr,
-    FMA: gl.constexpr, OUT_T: gl.constexpr, GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr, SPLITS: gl.constexpr,
-    GROUP: gl.constexpr,
+def _k_loop(
+    a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, ready, empty, acc, step, k_lo, k_hi,
+    A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr, FMA: gl.constexpr, MMA2: gl.constexpr,
+    A_REGS: gl.constexpr, FIRST_ROW: gl.constexpr,
 ):  # fmt: skip
-    """Consumer warp group GROUP: cooperative (``out_desc`` rows half the tile's), rows GROUP * BLOCK_M / 2 ..
-    of every tile of this program; ping-pong (``out_desc`` rows the tile's), every other tile of this
-    program, whole. The stages arrive in tile order, so in ping-pong one group's K loop runs while the
-    other finishes its tile and stores it, and the tensor cores never wait for an epilogue. The K steps:
-    ``_k_step``. ``OUT_T``: the kernel computes out^T = B^T A^T and stores each slice's transpose.
-    """
+    """K steps k_lo .. k_hi - 1 of a tile (``_k_step``) from the stage of the producer's count ``step`` on:
+    (the sum, the count after them)."""
+    for kk in range(k_lo, k_hi):
+        acc = _k_step(a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, ready, empty, acc, step, kk - k_lo,
+                      A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, MMA2, A_REGS, FIRST_ROW)  # fmt: skip
+        step += 1
+    return acc, step
+
+
+@gluon.jit
+def _drained(acc, empty, step, WGMMA: gl.constexpr):
+    """The sum once its last wgmma is done, and that step's stage released (``WGMMA``: the K steps that leave both
+    to the end of the tile; the others wait and release in each step)."""
+    if WGMMA:
+        STAGES: gl.constexpr = empty.type.shape[0]
+        acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
+        mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES), count=1)  # K > 0
+    return acc
+
+
+SLOT_ROWS = gl.constexpr(16)
+"""Rows of an epilogue slice that stream-K's partial sums move between memory and the epilogue's buffer at a time
+(``_epilogue``), so that a whole slice need not sit in registers beside the accumulator."""
+
+
+@constexpr_function
+def _slot_layout(fma):
+    """A blocked layout of SLOT_ROWS rows of an epilogue slice with four consecutive columns per thread, in which
+    stream-K's partial sums go to and from memory in 16-byte vectors or more."""
+    return gl.BlockedLayout([1, 4], [2, 16], [8 if fma else 4, 1], [1, 0])
+
+
+@gluon.jit
+def _epilogue(
+    acc, row, col0, c_desc, out_desc, c_smem, c_bar, c_phase, alpha, beta, slot,
+    HAS_C: gl.constexpr, FMA: gl.constexpr, OUT_T: gl.constexpr, FROM_SLOT: gl.constexpr, TO_SLOT: gl.constexpr,
+):  # fmt: skip
+    """Stores ``alpha * acc (+ beta * C)`` at rows ``row`` .., columns ``col0`` .. of the output (its transpose with
+    ``OUT_T``) in slices through ``c_smem``; returns the phase of ``c_bar`` for the next load of C.
+
+    Stream-K's partial sums (an output of the accumulator's dtype): ``TO_SLOT`` stores ``acc`` into ``slot``
+    instead, slice after slice; ``FROM_SLOT`` first adds the sum there to ``acc``. A slice goes between registers
+    and ``slot`` through ``c_smem``, so that memory sees 16-byte vectors (``_slot_layout``)."""
     EPI_M: gl.constexpr = _out_block(out_desc.block_type.shape, OUT_T)[0]
     EPI_N: gl.constexpr = _out_block(out_desc.block_type.shape, OUT_T)[1]
-    BLOCK_M: gl.constexpr = _block_rows_and_k(a_desc.block_type.shape, A_K_MAJOR)[0]
-    ROWS: gl.constexpr = BLOCK_M if FMA else EPI_M  # of the group's accumulator; FMA stores row slices
-    PER_TILE: gl.constexpr = BLOCK_M // ROWS  # consumer groups per tile: 2 cooperative, 1 ping-pong or FMA
-    PINGPONG: gl.constexpr = PER_TILE == 1 and not FMA  # (FMA: one consumer partition of eight warps)
-    FIRST_ROW: gl.constexpr = (GROUP * ROWS) % BLOCK_M
-    BLOCK_N: gl.constexpr = _block_rows_and_k(b_desc.block_type.shape, B_K_MAJOR)[0]
-    BLOCK_K: gl.constexpr = _block_rows_and_k(a_desc.block_type.shape, A_K_MAJOR)[1]
-    STAGES: gl.constexpr = a_bufs.type.shape[0]
-    INSTR_K: gl.constexpr = 256 // a_desc.dtype.primitive_bitwidth
-    gl.static_assert(BLOCK_N <= 256, "one wgmma instruction spans the tile's columns")
-    layout: gl.constexpr = _accumulator_layout(FMA, BLOCK_N, INSTR_K, A_K_MAJOR, B_K_MAJOR)
-    # wgmma reads 32-bit operands from shared memory K-major only: an M-major float32 A goes through registers
-    MMA2: gl.constexpr = _mma_v2(FMA, INSTR_K, B_K_MAJOR)  # float64, TF32 with an N-major B
-    A_REGS: gl.constexpr = not A_K_MAJOR and INSTR_K == 8 and not FMA and not MMA2
-    ACC: gl.constexpr = gl.float64 if INSTR_K == 4 else gl.float32
-    c_smem = c_bufs.index(GROUP)
-    c_bar = bars.index(GROUP)
-    num_tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
-    k_steps = gl.cdiv(gl.cdiv(K, BLOCK_K), SPLITS)
-    c_phase = 0
-    first = gl.program_id(0) + PINGPONG * GROUP * NUM_SMS
-    for item in range(first, num_tiles * SPLITS, (1 + PINGPONG) * NUM_SMS):
-        tile, k_slice = _work_item(item, num_tiles, SPLITS)
-        row0, col0 = _tile_origin(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
-        acc = gl.zeros([ROWS, BLOCK_N], ACC, layout)
-        step = (item - gl.program_id(0)) // NUM_SMS * k_steps  # the producer's count of this item's first stage
-        if PINGPONG:
-            # Ping-pong: take turns at whole K loops. A wait on a stage's mbarrier must not run more than one
-            # phase ahead of its loads (parity waits), which the other group's K loop in between would.
-            turn = (item - first) // (2 * NUM_SMS)
-            mbarrier.wait(bars.index(2 + GROUP), (turn & 1) ^ (1 - GROUP))  # group 0 goes first
-        for kk in range(k_steps):
-            acc = _k_step(a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, ready, empty, acc, step, kk,
-                          A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, MMA2, A_REGS, FIRST_ROW)  # fmt: skip
-            step += 1
-        if PINGPONG:
-            mbarrier.arrive(bars.index(3 - GROUP), count=1)  # the other group's turn
-        if not SPLIT3 and not FMA and not MMA2 and not A_REGS:
-            acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
-            mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES), count=1)  # K > 0
-        row = k_slice * gl.cdiv(M, BLOCK_M) * BLOCK_M + row0 + FIRST_ROW  # the K slice's partial sums' rows
-        parts = _slices(acc, (ROWS // EPI_M) * (BLOCK_N // EPI_N), FMA)
-        for j in gl.static_range(len(parts)):
-            part = parts[j] * alpha.to(ACC)
+    ROWS: gl.constexpr = acc.type.shape[0]
+    BLOCK_N: gl.constexpr = acc.type.shape[1]
+    ACC: gl.constexpr = acc.dtype
+    vectors: gl.constexpr = _slot_layout(FMA)
+    in_chunk = (gl.arange(0, SLOT_ROWS, layout=gl.SliceLayout(1, vectors))[:, None] * EPI_N
+                + gl.arange(0, EPI_N, layout=gl.SliceLayout(0, vectors))[None, :])  # fmt: skip
+    view = c_smem.permute((1, 0)) if OUT_T else c_smem  # [EPI_M, EPI_N]
+    parts = _slices(acc, (ROWS // EPI_M) * (BLOCK_N // EPI_N), FMA)
+    for j in gl.static_range(len(parts)):
+        part = parts[j]
+        tma.store_wait(pendings=0)  # the previous store has read c_smem
+        if FROM_SLOT:
+            for r in gl.static_range(0, EPI_M, SLOT_ROWS):
+                chunk = gl.load(slot + (j * EPI_M + r) * EPI_N + in_chunk, cache_modifier=".cg")
+                view.slice(r, SLOT_ROWS, dim=0).store(chunk)
+            gl.thread_barrier()  # the slice in c_smem before any thread reads it
+            part += view.load(part.type.layout)
+            gl.thread_barrier()  # every thread has read it before any overwrites c_smem
+        if TO_SLOT:
+            view.store(part)
+            gl.thread_barrier()
+            for r in gl.static_range(0, EPI_M, SLOT_ROWS):
+                gl.store(slot + (j * EPI_M + r) * EPI_N + in_chunk, view.slice(r, SLOT_ROWS, dim=0).load(vectors))
+            gl.thread_barrier()
+        else:
+            part = part * alpha.to(ACC)
             at = [row + j * EPI_M, col0] if FMA else [row, col0 + j * EPI_N]
             if OUT_T:  # the kernel computed out^T = B^T A^T: store the slice's transpose
                 part = part.permute((1, 0))
                 at = [col0 + j * EPI_N, row]
-            tma.store_wait(pendings=0)  # the previous store has read c_smem
             if HAS_C:
                 mbarrier.expect(c_bar, c_desc.block_type.nbytes)
                 tma.async_copy_global_to_shared(c_desc, at, c_bar, c_smem)
@@ -427,15 +497,109 @@ def _consumer(
             c_smem.store(part.to(out_desc.dtype))
             fence_async_shared()
             tma.async_copy_shared_to_global(out_desc, at, c_smem)
+    return c_phase
+
+
+@gluon.jit
+def _consumer(
+    a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, part_ptr, flag_ptr, a_bufs, b_bufs, a_lo_bufs,
+    b_lo_bufs, c_bufs, ready, empty, bars, M, N, K, alpha, beta,
+    HAS_C: gl.constexpr, A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr,
+    FMA: gl.constexpr, OUT_T: gl.constexpr, GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr, SPLITS: gl.constexpr,
+    STREAM_K: gl.constexpr, GROUP: gl.constexpr,
+):  # fmt: skip
+    """Consumer warp group GROUP: cooperative (``out_desc`` rows half the tile's), rows GROUP * BLOCK_M / 2 ..
+    of every tile of this program; ping-pong (``out_desc`` rows the tile's), every other tile of this
+    program, whole. The stages arrive in tile order, so in ping-pong one group's K loop runs while the
+    other finishes its tile and stores it, and the tensor cores never wait for an epilogue. The K steps:
+    ``_k_step``. ``OUT_T``: the kernel computes out^T = B^T A^T and stores each slice's transpose.
+
+    ``STREAM_K`` (not ping-pong): after the whole tiles, the program's share of the streamed ones
+    (``_streamed``, ``_segment``). A tile's first steps, where the share ends, go as a partial sum to the
+    program's slot of ``part_ptr`` (``flag_ptr`` set, release); the next program, whose share starts in that
+    tile, sums the tile's other steps last, waits for the flag (acquire), adds the slot, sets the flag back to
+    zero for the next launch and stores the tile.
+    """
+    EPI_M: gl.constexpr = _out_block(out_desc.block_type.shape, OUT_T)[0]
+    BLOCK_M: gl.constexpr = _block_rows_and_k(a_desc.block_type.shape, A_K_MAJOR)[0]
+    ROWS: gl.constexpr = BLOCK_M if FMA else EPI_M  # of the group's accumulator; FMA stores row slices
+    PER_TILE: gl.constexpr = BLOCK_M // ROWS  # consumer groups per tile: 2 cooperative, 1 ping-pong or FMA
+    PINGPONG: gl.constexpr = PER_TILE == 1 and not FMA  # (FMA: one consumer partition of eight warps)
+    FIRST_ROW: gl.constexpr = (GROUP * ROWS) % BLOCK_M
+    BLOCK_N: gl.constexpr = _block_rows_and_k(b_desc.block_type.shape, B_K_MAJOR)[0]
+    BLOCK_K: gl.constexpr = _block_rows_and_k(a_desc.block_type.shape, A_K_MAJOR)[1]
+    INSTR_K: gl.constexpr = 256 // a_desc.dtype.primitive_bitwidth
+    gl.static_assert(BLOCK_N <= 256, "one wgmma instruction spans the tile's columns")
+    gl.static_assert(not (STREAM_K and (PINGPONG or SPLITS > 1)), "stream-K shares cooperative tiles, unsplit")
+    layout: gl.constexpr = _accumulator_layout(FMA, BLOCK_N, INSTR_K, A_K_MAJOR, B_K_MAJOR)
+    # wgmma reads 32-bit operands from shared memory K-major only: an M-major float32 A goes through registers
+    MMA2: gl.constexpr = _mma_v2(FMA, INSTR_K, B_K_MAJOR)  # float64, TF32 with an N-major B
+    A_REGS: gl.constexpr = not A_K_MAJOR and INSTR_K == 8 and not FMA and not MMA2
+    WGMMA: gl.constexpr = not SPLIT3 and not FMA and not MMA2 and not A_REGS  # the last step's wait left to the end
+    ACC: gl.constexpr = gl.float64 if INSTR_K == 4 else gl.float32
+    c_smem = c_bufs.index(GROUP)
+    c_bar = bars.index(GROUP)
+    num_tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
+    k_steps = gl.cdiv(gl.cdiv(K, BLOCK_K), SPLITS)
+    items = num_tiles * SPLITS
+    if STREAM_K:
+        items, first, last = _streamed(num_tiles, k_steps, NUM_SMS)
+    c_phase = 0
+    start = gl.program_id(0) + PINGPONG * GROUP * NUM_SMS
+    for item in range(start, items, (1 + PINGPONG) * NUM_SMS):
+        tile, k_slice = _work_item(item, num_tiles, SPLITS)
+        row0, col0 = _tile_origin(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        step = (item - gl.program_id(0)) // NUM_SMS * k_steps  # the producer's count of this item's first stage
+        if PINGPONG:
+            # Ping-pong: take turns at whole K loops. A wait on a stage's mbarrier must not run more than one
+            # phase ahead of its loads (parity waits), which the other group's K loop in between would.
+            turn = (item - start) // (2 * NUM_SMS)
+            mbarrier.wait(bars.index(2 + GROUP), (turn & 1) ^ (1 - GROUP))  # group 0 goes first
+        acc, step = _k_loop(a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, ready, empty, gl.zeros([ROWS, BLOCK_N], ACC, layout),
+                            step, 0, k_steps, A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, MMA2, A_REGS, FIRST_ROW)  # fmt: skip
+        if PINGPONG:
+            mbarrier.arrive(bars.index(3 - GROUP), count=1)  # the other group's turn
+        acc = _drained(acc, empty, step, WGMMA)
+        row = k_slice * gl.cdiv(M, BLOCK_M) * BLOCK_M + row0 + FIRST_ROW  # the K slice's partial sums' rows
+        c_phase = _epilogue(acc, row, col0, c_desc, out_desc, c_smem, c_bar, c_phase, alpha, beta, part_ptr,
+                            HAS_C, FMA, OUT_T, False, False)  # fmt: skip
+    if STREAM_K:
+        gl.static_assert(out_desc.dtype == ACC, "stream-K's partial sums go through the epilogue's buffer")
+        step = items // NUM_SMS * k_steps
+        mine = gl.program_id(0) * 2 + GROUP  # this program's slot and flag for this group's rows
+        for i in range(gl.cdiv(last, k_steps) - first // k_steps):
+            t, k_lo, k_hi = _segment(i, first, last, k_steps)
+            row0, col0 = _tile_origin(items + t, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+            acc, step = _k_loop(a_bufs, b_bufs, a_lo_bufs, b_lo_bufs, ready, empty,
+                                gl.zeros([ROWS, BLOCK_N], ACC, layout), step, k_lo, k_hi,
+                                A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, MMA2, A_REGS, FIRST_ROW)  # fmt: skip
+            acc = _drained(acc, empty, step, WGMMA)
+            row0 += FIRST_ROW
+            if k_hi < k_steps:  # the tile's first steps: the next program adds the rest and stores the tile
+                c_phase = _epilogue(acc, row0, col0, c_desc, out_desc, c_smem, c_bar, c_phase, alpha, beta,
+                                    part_ptr + mine * (ROWS * BLOCK_N), HAS_C, FMA, OUT_T, False, True)  # fmt: skip
+                gl.atomic_xchg(flag_ptr + mine, 1, sem="release", scope="gpu")  # after every thread's stores
+            elif k_lo > 0:  # the tile's last steps: the previous program summed its first ones
+                seen = gl.atomic_add(flag_ptr + mine - 2, 0, sem="acquire", scope="gpu")
+                while seen == 0:
+                    seen = gl.atomic_add(flag_ptr + mine - 2, 0, sem="acquire", scope="gpu")
+                gl.thread_barrier()  # the flag seen before any thread reads the slot
+                theirs = part_ptr + (mine - 2) * (ROWS * BLOCK_N)
+                c_phase = _epilogue(acc, row0, col0, c_desc, out_desc, c_smem, c_bar, c_phase, alpha, beta, theirs,
+                                    HAS_C, FMA, OUT_T, True, False)  # fmt: skip
+                gl.atomic_xchg(flag_ptr + mine - 2, 0, sem="relaxed", scope="gpu")  # zero for the next launch
+            else:
+                c_phase = _epilogue(acc, row0, col0, c_desc, out_desc, c_smem, c_bar, c_phase, alpha, beta,
+                                    part_ptr, HAS_C, FMA, OUT_T, False, False)  # fmt: skip
     tma.store_wait(pendings=0)
 
 
 @gluon.jit
 def gemm_ws_kernel(
-    a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, M, N, K, alpha: tl.float64, beta: tl.float64,
-    HAS_C: gl.constexpr, A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr,
+    a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, part_ptr, flag_ptr, M, N, K, alpha: tl.float64,
+    beta: tl.float64, HAS_C: gl.constexpr, A_K_MAJOR: gl.constexpr, B_K_MAJOR: gl.constexpr, SPLIT3: gl.constexpr,
     FMA: gl.constexpr, OUT_T: gl.constexpr, STAGES: gl.constexpr, GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr,
-    SPLITS: gl.constexpr, CONSUMER_REGS: gl.constexpr,
+    SPLITS: gl.constexpr, STREAM_K: gl.constexpr, CONSUMER_REGS: gl.constexpr,
 ):  # fmt: skip
     """``out = alpha * A @ B + beta * C`` on Hopper; see the module docstring.
 
@@ -448,7 +612,11 @@ def gemm_ws_kernel(
     (``epilogue_block``). With ``SPLITS`` > 1, each tile's K steps are cut into SPLITS slices of equal count
     (the last one's steps past K load zeros), and ``out_desc`` writes slice s's partial sum of rows r to rows
     s * ceil(M / BLOCK_M) * BLOCK_M + r of a float32 workspace: the launcher passes alpha 1 and no C, and
-    the product untransposed. Launch with ``num_warps=4`` (the first consumer group; ``FMA``: 8, the one consumer
+    the product untransposed. With ``STREAM_K`` (cooperative or FMA, unsplit; at least as many tiles as programs)
+    the tiles past the last whole wave but one are shared out by K steps (``_streamed``): ``part_ptr`` holds two
+    slots of a consumer group's accumulator per program (float32), ``flag_ptr`` two zeroed int32 flags per
+    program, left zero; the programs must all be resident at once (one per SM), as the persistent grid is.
+    Otherwise neither is read. Launch with ``num_warps=4`` (the first consumer group; ``FMA``: 8, the one consumer
     partition) and ``maxnreg`` such that the twelve warps fit the register file.
     """
     a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES] + a_desc.block_type.shape, a_desc.layout)
@@ -482,15 +650,15 @@ def gemm_ws_kernel(
     # FMA takes every other entry of the list.
     gl.warp_specialize(
         [
-            (_consumer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs,
-                         b_lo_bufs, c_bufs, ready, empty, bars, M, N, K, alpha, beta,
-                         HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, OUT_T, GROUP_M, NUM_SMS, SPLITS, FIRST)),
-            (_consumer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs,
-                         b_lo_bufs, c_bufs, ready, empty, bars, M, N, K, alpha, beta,
-                         HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, OUT_T, GROUP_M, NUM_SMS, SPLITS, SECOND)),
-            (_producer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, a_bufs, b_bufs, a_lo_bufs,
-                         b_lo_bufs, c_bufs, ready, empty, bars, M, N, K, alpha, beta,
-                         HAS_C, A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, OUT_T, GROUP_M, NUM_SMS, SPLITS, SECOND)),
+            (_consumer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, part_ptr, flag_ptr, a_bufs,
+                         b_bufs, a_lo_bufs, b_lo_bufs, c_bufs, ready, empty, bars, M, N, K, alpha, beta, HAS_C,
+                         A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, OUT_T, GROUP_M, NUM_SMS, SPLITS, STREAM_K, FIRST)),
+            (_consumer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, part_ptr, flag_ptr, a_bufs,
+                         b_bufs, a_lo_bufs, b_lo_bufs, c_bufs, ready, empty, bars, M, N, K, alpha, beta, HAS_C,
+                         A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, OUT_T, GROUP_M, NUM_SMS, SPLITS, STREAM_K, SECOND)),
+            (_producer, (a_desc, b_desc, a_lo_desc, b_lo_desc, c_desc, out_desc, part_ptr, flag_ptr, a_bufs,
+                         b_bufs, a_lo_bufs, b_lo_bufs, c_bufs, ready, empty, bars, M, N, K, alpha, beta, HAS_C,
+                         A_K_MAJOR, B_K_MAJOR, SPLIT3, FMA, OUT_T, GROUP_M, NUM_SMS, SPLITS, STREAM_K, SECOND)),
         ][:: 3 - _consumer_groups(FMA)],
         _worker_warps(FMA),
         _worker_regs(FMA, CONSUMER_REGS),
@@ -526,6 +694,7 @@ def compile_sm90(
     has_c: bool = False,
     out_t: bool = False,
     fma: bool = False,
+    stream_k: bool = False,
 ) -> dict:
     """Compiles ``gemm_ws_kernel`` for sm_90a without a GPU (Triton ships ptxas) for ``cfg`` (a ``GemmConfig``):
     {"shared": bytes, "spill_bytes": stores + loads, "registers": per thread at launch, "serialized": whether ptxas
@@ -548,9 +717,10 @@ def compile_sm90(
     rows, cols = epilogue_block(cfg.block_m, cfg.block_n, cfg.epilogue_split, fma, cfg.pingpong)
     out = x if cfg.split_k == 1 else x.float()  # K slices: float32 partial sums, untransposed, no C
     out_desc = ws_descriptor(out, not out_t, rows, cols)
-    values = [a_desc, b_desc, a_desc, b_desc, out_desc, out_desc, 8192, 8192, 8192, 1.0, 0.5, has_c, a_k_major,
-              b_k_major, split3, fma, out_t, cfg.num_stages, cfg.group_m, 132, cfg.split_k,
-              WS_CONSUMER_REGS]  # fmt: skip
+    parts, flags = torch.empty(1, dtype=torch.float64 if dtype == torch.float64 else torch.float32), torch.empty(1)
+    values = [a_desc, b_desc, a_desc, b_desc, out_desc, out_desc, parts, flags.int(), 8192, 8192, 8192, 1.0, 0.5,
+              has_c, a_k_major, b_k_major, split3, fma, out_t, cfg.num_stages, cfg.group_m, 132, cfg.split_k,
+              stream_k, WS_CONSUMER_REGS]  # fmt: skip
     signature, constexprs = {}, {}
     for i, (name, value) in enumerate(zip(gemm_ws_kernel.arg_names, values)):
         if gemm_ws_kernel.params[i].is_constexpr:
