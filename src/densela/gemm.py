@@ -662,17 +662,22 @@ def _fma_copies(a: torch.Tensor, b: torch.Tensor) -> tuple[bool, bool]:
 
 STREAM_K_FROM_IDLE = 0.01
 """The share of the SMs' time that whole tiles would leave idle in their last wave (``streams_k``) from which
-``gemm_ws_kernel`` shares out the last tiles of a float32 FMA product by K steps (stream-K). H100, 2026-11-28
-(``bench-results/nvidia-h100/2026-11-28-stream-k``, lab measure against the kernel without it): FMA 4096^3 2703
+``gemm_ws_kernel`` shares out the last tiles of a float32 FMA product by K steps (stream-K). H100, 2026-11-27
+(``bench-results/nvidia-h100/2026-11-27-stream-k``, lab measure against the kernel without it): FMA 4096^3 2703
 against 2820 us, 8192^3 21880 against 22226, 3000^3 1173 against 1330. Not the tensor-core products: TF32 4096^3
 took 437 against 368 us (3000^3 182 against 199, 8192^3 within 4%), 3xTF32 4096^3 1227 against 1119; the streamed
 programs start their tiles at scattered K steps, where whole tiles in grouped order read the same operand tiles
 at about the same time (not measured further). The kernel streams float32 accumulators written as float32 only
 (its partial sums go through the epilogue's buffer)."""
+STREAM_K_MIN_K = 512
+"""The shortest K whose float32 FMA products ``gemm_ws_kernel`` streams: products of a shorter K are bound by
+writing their output rather than by their tiles' sums, and streamed they lost (H100, 2026-11-27, lab ``gemm-thin``:
+4096 x 4096 x 32 46.8 us against 36.3 unstreamed, whose 1024 tiles of two K steps each fell into whole-tile shares
+anyway; not investigated further)."""
 STREAM_K_FROM_WAVES = 2
 """The fewest waves of whole tiles (tiles per SM) that ``gemm_ws_kernel`` streams: each cut tile costs its two
 programs an epilogue and a round trip of the partial sum, which two waves of tiles did not pay back (H100,
-2026-11-28, float32 FMA 2000^3 in 256 tiles of 128 x 128, all streamed: 370.8 us against 360.4 unstreamed; 4096^3
+2026-11-27, float32 FMA 2000^3 in 256 tiles of 128 x 128, all streamed: 370.8 us against 360.4 unstreamed; 4096^3
 in 1024 tiles, 232 streamed: 2719 against 2799)."""
 
 
@@ -734,7 +739,8 @@ def _launch_ws(
     splits = min(cfg.split_k, cdiv(k, cfg.block_k))
     sms = multiprocessors(device)
     tiles = cdiv(m, bm) * cdiv(n, bn)
-    stream_k = fma and splits == 1 and not cfg.pingpong and out.dtype == torch.float32 and streams_k(tiles, sms)
+    stream_k = fma and splits == 1 and not cfg.pingpong and out.dtype == torch.float32 and k >= STREAM_K_MIN_K
+    stream_k = stream_k and streams_k(tiles, sms)
     if stream_k:  # two slots of a consumer group's accumulator and two flags per program
         slots = 2 * sms * (bm if fma else bm // 2) * bn
         parts = _split_workspace(out.device, torch.float32, slots, 0)[0]

@@ -23,7 +23,7 @@ stacked slices, which ``split_sum_kernel`` (densela.kernels.gemm) adds up into t
 
 With ``STREAM_K`` (products of at least as many tiles as SMs, not a multiple of them) the last wave of whole tiles
 would leave SMs idle, about 3% of a 4096^3 product's time (its float32 FMA time stays flat from 3968 to 4224 rows on
-the H100, bench-results/nvidia-h100/2026-11-28-stream-k): the tiles past the whole waves but one are shared out
+the H100, bench-results/nvidia-h100/2026-11-27-stream-k): the tiles past the whole waves but one are shared out
 evenly by K steps instead (stream-K, Osama et al., PPoPP 2023), each program summing its share from the last
 tile back, the tile where two shares meet finished by the later share's program from the earlier one's partial sum.
 The launcher streams float32 FMA products only (``gemm.STREAM_K_FROM_IDLE`` says why).
