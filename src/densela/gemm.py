@@ -741,9 +741,8 @@ def _launch_ws(
     tiles = cdiv(m, bm) * cdiv(n, bn)
     stream_k = fma and splits == 1 and not cfg.pingpong and out.dtype == torch.float32 and k >= STREAM_K_MIN_K
     stream_k = stream_k and streams_k(tiles, sms)
-    if stream_k:  # two slots of a consumer group's accumulator and two flags per program
-        slots = 2 * sms * (bm if fma else bm // 2) * bn
-        parts = _split_workspace(out.device, torch.float32, slots, 0)[0]
+    if stream_k:  # two slots of a consumer group's accumulator (FMA's: the tile) and two flags per program
+        parts = _split_workspace(out.device, torch.float32, 2 * sms * bm * bn, 0)[0]
         flags = kept_counters("stream-k", 2 * sms, out.device)
     else:  # not read
         parts = flags = out
