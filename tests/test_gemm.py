@@ -536,10 +536,10 @@ def test_warp_specialized_float64(device, monkeypatch, cfg, m, n, k, a_layout, b
 
 
 STREAM_K_SHAPES = [(2000, 2000, 300), (2000, 1000, 33), (1100, 1000, 1001)]
-"""512, 256 and 144 tiles of 128 x 64 (either way round) on 132 SMs (``STREAM_K_FROM_WAVES`` and ``STREAM_K_MIN_K``
-forced down to 1):
-two whole waves then a streamed 248 tiles, 256 tiles all streamed in shares of two tiles' K steps (two steps
-each), and 144 tiles of 32 K steps in shares of 35 steps, most tiles cut between two programs."""
+"""512, 256 and 144 tiles of 128 x 64 (either way round) on 132 SMs, with ``STREAM_K_FROM_WAVES`` and
+``STREAM_K_MIN_K`` forced down to 1: two whole waves then a streamed 248 tiles, 256 tiles all streamed in shares of
+two tiles' K steps (two steps each), and 144 tiles of 32 K steps in shares of 35 steps, most tiles cut between two
+programs."""
 
 
 @pytest.mark.gpu
@@ -554,7 +554,7 @@ def test_warp_specialized_stream_k(device, monkeypatch, m, n, k, a_layout, b_lay
     monkeypatch.setattr(GEMM_MODULE, "STREAM_K_FROM_WAVES", 1)
     monkeypatch.setattr(GEMM_MODULE, "STREAM_K_MIN_K", 1)
     sms = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
-    if not GEMM_MODULE.streams_k(triton.cdiv(m, 128) * triton.cdiv(n, 64), sms):
+    if not GEMM_MODULE.streams_k(triton.cdiv(m, 128) * triton.cdiv(n, 64), sms, k):
         pytest.skip(f"{m} x {n} in 128 x 64 tiles fills whole waves of {sms} SMs")
     streamed, real = [], GEMM_MODULE.streams_k
     monkeypatch.setattr(GEMM_MODULE, "streams_k", lambda *args: streamed.append(real(*args)) or streamed[-1])

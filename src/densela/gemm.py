@@ -428,7 +428,8 @@ replay the launches that use them); larger ones are allocated for one call."""
 def _split_workspace(
     device: torch.device, dtype: torch.dtype, items: int, tiles: int
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """(partial sums of ``items`` elements, ``tiles`` zeroed int32 counters) for one split-K launch.
+    """(partial sums of ``items`` elements, ``tiles`` zeroed int32 counters) for one split-K launch (or stream-K's
+    slots and flags on the warp-specialized kernel).
 
     Kept per device and stream: launches on one stream run in order, and each leaves its counters zero.
     """
@@ -681,16 +682,20 @@ programs an epilogue and a round trip of the partial sum, which two waves of til
 in 1024 tiles, 232 streamed: 2719 against 2799)."""
 
 
-def streams_k(tiles: int, sms: int) -> bool:
-    """Whether a product of ``tiles`` output tiles on ``sms`` SMs shares out its last tiles by K steps (stream-K):
-    at least ``STREAM_K_FROM_WAVES`` tiles per SM, and whole tiles would leave at least ``STREAM_K_FROM_IDLE`` of
-    the SMs' time idle.
+def streams_k(tiles: int, sms: int, k: int) -> bool:
+    """Whether a float32 FMA product of ``tiles`` output tiles on ``sms`` SMs, ``k`` long, shares out its last tiles
+    by K steps (stream-K): K at least ``STREAM_K_MIN_K``, at least ``STREAM_K_FROM_WAVES`` tiles per SM, and whole
+    tiles would leave at least ``STREAM_K_FROM_IDLE`` of the SMs' time idle.
 
     Example:
-        >>> streams_k(512, 132), streams_k(528, 132), streams_k(256, 132)  # 3.88 waves, 4, 1.94
+        >>> streams_k(512, 132, 4096), streams_k(528, 132, 4096), streams_k(256, 132, 4096)  # 3.88 waves, 4, 1.94
         (True, False, False)
+        >>> streams_k(1024, 132, 32)  # bound by writing its output
+        False
     """
-    return tiles >= STREAM_K_FROM_WAVES * sms and 1 - tiles / (cdiv(tiles, sms) * sms) >= STREAM_K_FROM_IDLE
+    if k < STREAM_K_MIN_K or tiles < STREAM_K_FROM_WAVES * sms:
+        return False
+    return 1 - tiles / (cdiv(tiles, sms) * sms) >= STREAM_K_FROM_IDLE
 
 
 def _launch_ws(
@@ -739,11 +744,9 @@ def _launch_ws(
     splits = min(cfg.split_k, cdiv(k, cfg.block_k))
     sms = multiprocessors(device)
     tiles = cdiv(m, bm) * cdiv(n, bn)
-    stream_k = fma and splits == 1 and not cfg.pingpong and out.dtype == torch.float32 and k >= STREAM_K_MIN_K
-    stream_k = stream_k and streams_k(tiles, sms)
+    stream_k = fma and splits == 1 and not cfg.pingpong and out.dtype == torch.float32 and streams_k(tiles, sms, k)
     if stream_k:  # two slots of a consumer group's accumulator (FMA's: the tile) and two flags per program
-        parts = _split_workspace(out.device, torch.float32, 2 * sms * bm * bn, 0)[0]
-        flags = kept_counters("stream-k", 2 * sms, out.device)
+        parts, flags = _split_workspace(out.device, torch.float32, 2 * sms * bm * bn, 2 * sms)
     else:  # not read
         parts = flags = out
     if splits > 1:  # float32 partial sums of the K slices, stacked, untransposed; split_sum_kernel adds them up
