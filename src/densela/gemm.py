@@ -745,8 +745,8 @@ def _launch_ws(
     sms = multiprocessors(device)
     tiles = cdiv(m, bm) * cdiv(n, bn)
     stream_k = fma and splits == 1 and not cfg.pingpong and out.dtype == torch.float32 and streams_k(tiles, sms, k)
-    if stream_k:  # two slots of a consumer group's accumulator (FMA's: the tile) and two flags per program
-        parts, flags = _split_workspace(out.device, torch.float32, 2 * sms * bm * bn, 2 * sms)
+    if stream_k:  # a slot of the FMA consumer's accumulator (the tile) and a flag per program
+        parts, flags = _split_workspace(out.device, torch.float32, sms * bm * bn, sms)
     else:  # not read
         parts = flags = out
     if splits > 1:  # float32 partial sums of the K slices, stacked, untransposed; split_sum_kernel adds them up

@@ -566,7 +566,7 @@ def _consumer(
     if STREAM_K:
         gl.static_assert(out_desc.dtype == ACC, "stream-K's partial sums go through the epilogue's buffer")
         step = items // NUM_SMS * k_steps
-        mine = gl.program_id(0) * 2 + GROUP  # this program's slot and flag for this group's rows
+        mine = gl.program_id(0) * PER_TILE + GROUP  # this program's slot and flag for this group's rows
         for i in range(gl.cdiv(last, k_steps) - first // k_steps):
             t, k_lo, k_hi = _segment(i, first, last, k_steps)
             row0, col0 = _tile_origin(items + t, M, N, BLOCK_M, BLOCK_N, GROUP_M)
@@ -580,14 +580,14 @@ def _consumer(
                                     part_ptr + mine * (ROWS * BLOCK_N), HAS_C, FMA, OUT_T, False, True)  # fmt: skip
                 gl.atomic_xchg(flag_ptr + mine, 1, sem="release", scope="gpu")  # after every thread's stores
             elif k_lo > 0:  # the tile's last steps: the previous program summed its first ones
-                seen = gl.atomic_add(flag_ptr + mine - 2, 0, sem="acquire", scope="gpu")
+                seen = gl.atomic_add(flag_ptr + mine - PER_TILE, 0, sem="acquire", scope="gpu")
                 while seen == 0:
-                    seen = gl.atomic_add(flag_ptr + mine - 2, 0, sem="acquire", scope="gpu")
+                    seen = gl.atomic_add(flag_ptr + mine - PER_TILE, 0, sem="acquire", scope="gpu")
                 gl.thread_barrier()  # the flag seen before any thread reads the slot
-                theirs = part_ptr + (mine - 2) * (ROWS * BLOCK_N)
+                theirs = part_ptr + (mine - PER_TILE) * (ROWS * BLOCK_N)
                 c_phase = _epilogue(acc, row0, col0, c_desc, out_desc, c_smem, c_bar, c_phase, alpha, beta, theirs,
                                     HAS_C, FMA, OUT_T, True, False)  # fmt: skip
-                gl.atomic_xchg(flag_ptr + mine - 2, 0, sem="relaxed", scope="gpu")  # zero for the next launch
+                gl.atomic_xchg(flag_ptr + mine - PER_TILE, 0, sem="relaxed", scope="gpu")  # zero for the next launch
             else:
                 c_phase = _epilogue(acc, row0, col0, c_desc, out_desc, c_smem, c_bar, c_phase, alpha, beta,
                                     part_ptr, HAS_C, FMA, OUT_T, False, False)  # fmt: skip
@@ -613,9 +613,10 @@ def gemm_ws_kernel(
     (the last one's steps past K load zeros), and ``out_desc`` writes slice s's partial sum of rows r to rows
     s * ceil(M / BLOCK_M) * BLOCK_M + r of a float32 workspace: the launcher passes alpha 1 and no C, and
     the product untransposed. With ``STREAM_K`` (cooperative or FMA, unsplit; at least as many tiles as programs)
-    the tiles past the last whole wave but one are shared out by K steps (``_streamed``): ``part_ptr`` holds two
-    slots of a consumer group's accumulator per program (float32), ``flag_ptr`` two zeroed int32 flags per
-    program, left zero; the programs must all be resident at once (one per SM), as the persistent grid is.
+    the tiles past the last whole wave but one are shared out by K steps (``_streamed``): ``part_ptr`` holds a
+    slot of a consumer group's accumulator (float32) per program and consumer group of a tile (FMA: one, the tile;
+    cooperative: two), ``flag_ptr`` as many zeroed int32 flags, left zero; the programs must all be resident at
+    once (one per SM), as the persistent grid is.
     Otherwise neither is read. Launch with ``num_warps=4`` (the first consumer group; ``FMA``: 8, the one consumer
     partition) and ``maxnreg`` such that the twelve warps fit the register file.
     """
