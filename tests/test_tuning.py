@@ -295,6 +295,25 @@ def test_thin_fma_k_steps_pad_k_by_at_most_half_a_step(monkeypatch, k, block_k):
     assert cfg._replace(block_k=32, num_stages=4) == tuning._GEMM_LARGE["ieee"]
 
 
+@pytest.mark.parametrize(
+    "m, n, k, batch, tma, hopper, ws",
+    [(8192, 8192, 32, 1, True, True, True), (20480, 20480, 64, 1, True, True, True),
+     (2048, 2048, 48, 1, True, True, True), (5000, 5000, 50, 1, True, True, True),
+     (2047, 2048, 64, 1, True, True, False), (8192, 8192, 16, 1, True, True, False),
+     (8192, 8192, 64, 2, True, True, False), (8192, 8192, 64, 1, False, True, False),
+     (8192, 8192, 64, 1, True, False, False)],
+)  # fmt: skip
+def test_thin_float64_products_on_the_warp_specialized_kernel(monkeypatch, m, n, k, batch, tma, hopper, ws):
+    """float64 products with THIN_WS_FLOAT64_MIN_K <= k <= THIN_K and an output of at least LARGE_MN take the
+    warp-specialized kernel's DMMA tiles of the large products, on Hopper, 2-D, where TMA may be used; smaller
+    outputs, shorter K, batches and the others keep the tiles kernel's thin-K tiles."""
+    monkeypatch.setattr(tuning, "INTERPRET", False)
+    monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
+    monkeypatch.setattr(tuning, "warp_specialized", lambda device: hopper)
+    cfg = tuning._table_choice(m, n, k, torch.float64, None, batch, None, tma)
+    assert cfg == (tuning._GEMM_LARGE["float64"] if ws else tuning._GEMM_THIN_K), cfg
+
+
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
 @pytest.mark.parametrize(
     "m, n, k, want",
