@@ -658,23 +658,27 @@ def test_thin_k_fma_products_copy_for_the_warp_specialized_kernel(device, monkey
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("dtype, precision", [(torch.float64, None), (torch.float32, "tf32x3")], ids=str)
 @pytest.mark.parametrize("m, n, k", [(2048, 2048, 48), (2100, 2050, 64), (2048, 2304, 32)])
 @pytest.mark.parametrize("a_layout, b_layout", [("row", "row"), ("col", "col"), ("row", "col")])
-def test_thin_float64_products_on_the_warp_specialized_kernel(device, monkeypatch, m, n, k, a_layout, b_layout):
-    """float64 products with a short K and an output of at least LARGE_MN, which the tables send to the
-    warp-specialized kernel's DMMA tiles (``tuning.THIN_WS_FLOAT64_MIN_K``): edge tiles, K of one step, one and a half
-    and two, every operand order, alpha, beta and C; row-major operands are read in place there."""
+def test_thin_products_on_the_warp_specialized_kernel(
+    device, monkeypatch, dtype, precision, m, n, k, a_layout, b_layout
+):
+    """float64 and 3xTF32 products with a short K and an output of at least LARGE_MN, which the tables send to the
+    warp-specialized kernel's tiles of the large products (``tuning.THIN_WS_MIN_K``): edge tiles, K of one step, one
+    and a half and two, every operand order, alpha, beta and C; row-major float64 operands are read in place there."""
     if not densela.tuning.warp_specialized(torch.cuda.current_device()):
         pytest.skip("the warp-specialized kernel runs on Hopper GPUs")
     taken, launch_ws = [], GEMM_MODULE._launch_ws
     monkeypatch.setattr(GEMM_MODULE, "_launch_ws", lambda *args, **kw: taken.append(args[7]) or launch_ws(*args, **kw))
-    a, b = make((m, k), torch.float64, device, a_layout), make((k, n), torch.float64, device, b_layout)
-    c, out = make((m, n), torch.float64, device), poisoned((m, n), torch.float64, device)
-    dl.gemm(a, b, c, alpha=-0.5, beta=2.0, out=out)
-    check(out, a, b, c, alpha=-0.5, beta=2.0, what=f"gemm {m} x {n} x {k}")
-    check(dl.matmul(a, b), a, b, what=f"matmul {m} x {n} x {k}")
+    a, b = make((m, k), dtype, device, a_layout), make((k, n), dtype, device, b_layout)
+    c, out = make((m, n), dtype, device), poisoned((m, n), dtype, device)
+    dl.gemm(a, b, c, alpha=-0.5, beta=2.0, out=out, precision=precision)
+    check(out, a, b, c, alpha=-0.5, beta=2.0, precision=precision, what=f"gemm {m} x {n} x {k}")
+    check(dl.matmul(a, b, precision=precision), a, b, precision=precision, what=f"matmul {m} x {n} x {k}")
     if (a_layout, b_layout) == ("row", "row"):
-        assert taken and all(cfg == densela.tuning._GEMM_LARGE["float64"] for cfg in taken), taken
+        want = densela.tuning._GEMM_LARGE[densela.tuning.arithmetic(dtype, precision)]
+        assert taken and all(cfg == want for cfg in taken), taken
 
 
 @pytest.mark.gpu

@@ -303,15 +303,17 @@ def test_thin_fma_k_steps_pad_k_by_at_most_half_a_step(monkeypatch, k, block_k):
      (8192, 8192, 64, 2, True, True, False), (8192, 8192, 64, 1, False, True, False),
      (8192, 8192, 64, 1, True, False, False)],
 )  # fmt: skip
-def test_thin_float64_products_on_the_warp_specialized_kernel(monkeypatch, m, n, k, batch, tma, hopper, ws):
-    """float64 products with THIN_WS_FLOAT64_MIN_K <= k <= THIN_K and an output of at least LARGE_MN take the
-    warp-specialized kernel's DMMA tiles of the large products, on Hopper, 2-D, where TMA may be used; smaller
-    outputs, shorter K, batches and the others keep the tiles kernel's thin-K tiles."""
+@pytest.mark.parametrize("dtype, precision", [(torch.float64, None), (torch.float32, "tf32x3")], ids=str)
+def test_thin_products_on_the_warp_specialized_kernel(monkeypatch, m, n, k, batch, tma, hopper, ws, dtype, precision):
+    """float64 and 3xTF32 products with THIN_WS_MIN_K <= k <= THIN_K and an output of at least LARGE_MN take the
+    warp-specialized kernel's tiles of the large products, on Hopper, 2-D, where TMA may be used; smaller outputs,
+    shorter K, batches and the others keep the tiles kernel's thin-K tiles, as TF32 does."""
     monkeypatch.setattr(tuning, "INTERPRET", False)
     monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
     monkeypatch.setattr(tuning, "warp_specialized", lambda device: hopper)
-    cfg = tuning._table_choice(m, n, k, torch.float64, None, batch, None, tma)
-    assert cfg == (tuning._GEMM_LARGE["float64"] if ws else tuning._GEMM_THIN_K), cfg
+    cfg = tuning._table_choice(m, n, k, dtype, precision, batch, None, tma)
+    assert cfg == (tuning._GEMM_LARGE[tuning.arithmetic(dtype, precision)] if ws else tuning._GEMM_THIN_K), cfg
+    assert tuning._table_choice(m, n, k, torch.float32, "tf32", batch, None, tma) == tuning._GEMM_THIN_K
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
