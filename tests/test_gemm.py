@@ -642,12 +642,12 @@ def test_fma_operands_copied_into_the_faster_order(device, monkeypatch, split, m
 @pytest.mark.parametrize("a_layout, b_layout", [("row", "row"), ("col", "col")])
 def test_thin_k_fma_products_copy_for_the_warp_specialized_kernel(device, monkeypatch, m, n, k, a_layout, b_layout):
     """float32 FMA products with k <= THIN_K that the tables send to the warp-specialized kernel (outputs of
-    THIN_WS_MN, forced down to 1 here; SMALL_MN still applies) stay there when TMA cannot read an operand in place,
+    THIN_WS_FROM, forced down to 1 here; SMALL_MN still applies) stay there when TMA cannot read an operand in place,
     which is copied: rows of 50, 25 and 7 elements, columns of 1001 (mid-sized products leave for the tiles kernel
     instead)."""
     if not densela.tuning.warp_specialized(torch.cuda.current_device()):
         pytest.skip("the warp-specialized kernel runs on Hopper GPUs")
-    monkeypatch.setattr(densela.tuning, "THIN_WS_MN", 1)
+    monkeypatch.setitem(densela.tuning.THIN_WS_FROM, "ieee", (1, 1))
     taken, launch_ws = [], GEMM_MODULE._launch_ws
     monkeypatch.setattr(GEMM_MODULE, "_launch_ws", lambda *args, **kw: taken.append(args[7]) or launch_ws(*args, **kw))
     a, b = make((m, k), torch.float32, device, a_layout), make((k, n), torch.float32, device, b_layout)
@@ -665,7 +665,7 @@ def test_thin_products_on_the_warp_specialized_kernel(
     device, monkeypatch, dtype, precision, m, n, k, a_layout, b_layout
 ):
     """float64 and 3xTF32 products with a short K and an output of at least LARGE_MN, which the tables send to the
-    warp-specialized kernel's tiles of the large products (``tuning.THIN_WS_MIN_K``): edge tiles, K of one step, one
+    warp-specialized kernel's tiles of the large products (``tuning.THIN_WS_FROM``): edge tiles, K of one step, one
     and a half and two, every operand order, alpha, beta and C; row-major operands whose rows TMA reads in place take
     that path (2050 float32 columns are no 16-byte rows: that product, below WS_MIN_WORK, stays on the tiles kernel)."""
     if not densela.tuning.warp_specialized(torch.cuda.current_device()):

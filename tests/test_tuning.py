@@ -305,7 +305,7 @@ def test_thin_fma_k_steps_pad_k_by_at_most_half_a_step(monkeypatch, k, block_k):
 )  # fmt: skip
 @pytest.mark.parametrize("dtype, precision", [(torch.float64, None), (torch.float32, "tf32x3")], ids=str)
 def test_thin_products_on_the_warp_specialized_kernel(monkeypatch, m, n, k, batch, tma, hopper, ws, dtype, precision):
-    """float64 and 3xTF32 products with THIN_WS_MIN_K <= k <= THIN_K and an output of at least LARGE_MN take the
+    """float64 and 3xTF32 products with THIN_WS_FROM's 32 <= k <= THIN_K and an output of at least LARGE_MN take the
     warp-specialized kernel's tiles of the large products, on Hopper, 2-D, where TMA may be used; smaller outputs,
     shorter K, batches and the others keep the tiles kernel's thin-K tiles, as TF32 does."""
     monkeypatch.setattr(tuning, "INTERPRET", False)

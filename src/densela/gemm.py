@@ -245,7 +245,7 @@ def launch_gemm(
         ):
             # the mid-sized products the tables send there (tuning.MID_WS_FROM_WORK), unless TMA cannot read their
             # operands or write their output where they are; thin-K ones (float32 FMA products of large outputs,
-            # tuning.THIN_WS_MN) keep it and copy their operands, a sliver of their output (H100, 2026-11-27,
+            # tuning.THIN_WS_FROM) keep it and copy their operands, a sliver of their output (H100, 2026-11-27,
             # bench-results/nvidia-h100/2026-11-27-fma-order, rows of 50 elements: 5000 x 50 x 5000 106.7 -> 91.6 us)
             cfg = gemm_config(m, n, k, a.dtype, precision, batch=batch, device=device, tma=False)
     mma2 = tma and _tf32_mma2(a, b, c, out, precision, device)  # a persistent kernel: not with tma=False

@@ -210,18 +210,6 @@ THIN_WS_MN = 4096 * 4096
 stores leaving while the next tile's products run (H100, 2026-11-23, ``bench-results/nvidia-h100/2026-11-23-thin-ws``:
 20480 x 32 x 20480 1.41 of cuBLAS against 0.95 on the tiles kernel, 4096 x 32 x 4096 1.40 against 1.18,
 5000 x 50 x 5000 1.07 against 0.94; 3600 x 36 x 3600 0.94 against 1.05)."""
-THIN_WS_MIN_K = {"float64": 32, "tf32x3": 32}
-"""By arithmetic: the least k from which a product with k <= THIN_K and an output of at least LARGE_MN runs on the
-warp-specialized kernel's tiles of the large products (``_GEMM_LARGE``: DMMA consumer groups for float64, three
-wgmma products a step for 3xTF32), as those with a longer K do, not on the tiles kernel's thin-K tiles. H100,
-2026-11-27 (``bench-results/nvidia-h100/2026-11-27-fma-pingpong``, calls 18 and 21, GPU time of graph replays, us,
-tiles -> warp-specialized): float64 4096 x 32 x 4096 59.3 -> 54.5 (cuBLAS 54.2), 8192 x 48 x 8192 301.0 -> 232.0
-(234.1), 12288 x 64 x 12288 795.6 -> 540.7 (601.0), 20480 x 32 x 20480 1631 -> 1489 (1415), 20480 x 48 x 20480 1947 ->
-1571 (1467), 20480 x 64 x 20480 2239 -> 1624 (1664), 2048 x 64 x 2048 27.4 -> 22.6 (23.0), 5000 x 50 x 5000 131.4 ->
-99.8 (105.2); 3xTF32 4096 x 32 x 4096 47.3 -> 37.8, 8192 x 48 x 8192 191.4 -> 130.5, 12288 x 64 x 12288 546.6 -> 276.9,
-20480 x 32 x 20480 1105 -> 703, 20480 x 64 x 20480 1698 -> 777 (normwise errors 1.1e-7 -> 1.3e-7). TF32 gained at K =
-64 (12288^2 312.6 -> 254.1, 20480^2 941.9 -> 742.0) and lost at 20480^2 x 32 (651.5 -> 695.9): not taken. Shorter K
-not measured."""
 _GEMM_THIN_K_WS16 = GemmConfig(128, 128, 16, 8, 8, 6, "ws", epilogue_split=1)
 """The same for a k that the FMA tiles' K steps of 32 would pad by more than 16 (k mod 32 in 1..16: 36, 48):
 steps of 16 in six stages (H100, 2026-11-24, ``bench-results/nvidia-h100/2026-11-24-thin-k16``: 20480 x 48 x 20480
@@ -231,6 +219,19 @@ LARGE_MN = 2048 * 2048
 SMALL_MN = 512 * 512
 SMALL_K = 256
 THIN_K = 64
+THIN_WS_FROM = {"ieee": (THIN_WS_MN, 1), "float64": (LARGE_MN, 32), "tf32x3": (LARGE_MN, 32)}
+"""By arithmetic: (least m * n, least k) from which a 2-D product with k <= THIN_K runs on the warp-specialized
+kernel's tiles of the large products on Hopper (``_GEMM_LARGE``; float32 FMA in K steps of 16 where steps of 32 would
+pad K by more than 16, ``_GEMM_THIN_K_WS16``), not on the tiles kernel's thin-K tiles; the others (16-bit, TF32) keep
+those. float32 FMA: ``THIN_WS_MN``. float64 (DMMA consumer groups) and 3xTF32 (three wgmma products a step), H100,
+2026-11-27 (``bench-results/nvidia-h100/2026-11-27-fma-pingpong``, calls 18 and 21, GPU time of graph replays, us,
+tiles -> warp-specialized): float64 4096 x 32 x 4096 59.3 -> 54.5 (cuBLAS 54.2), 8192 x 48 x 8192 301.0 -> 232.0
+(234.1), 12288 x 64 x 12288 795.6 -> 540.7 (601.0), 20480 x 32 x 20480 1631 -> 1489 (1415), 20480 x 48 x 20480 1947 ->
+1571 (1467), 20480 x 64 x 20480 2239 -> 1624 (1664), 2048 x 64 x 2048 27.4 -> 22.6 (23.0), 5000 x 50 x 5000 131.4 ->
+99.8 (105.2); 3xTF32 4096 x 32 x 4096 47.3 -> 37.8, 8192 x 48 x 8192 191.4 -> 130.5, 12288 x 64 x 12288 546.6 -> 276.9,
+20480 x 32 x 20480 1105 -> 703, 20480 x 64 x 20480 1698 -> 777 (normwise errors 1.1e-7 -> 1.3e-7). TF32 gained at K =
+64 (12288^2 312.6 -> 254.1, 20480^2 941.9 -> 742.0) and lost at 20480^2 x 32 (651.5 -> 695.9): not taken. Shorter K
+not measured."""
 TMA_MIN_WORK = 2 * 2048**3
 """m * n * k from which a 2-D product runs on the persistent TMA kernel (below it, the tiles kernel)."""
 WS_MIN_WORK = 2048**3
@@ -534,12 +535,11 @@ def _table_choice(
     if k <= THIN_K and mn >= SMALL_MN:
         if arith == "16-bit" and k == THIN_K and tma and batch == 1:
             return _GEMM_THIN_K_TMA
-        if arith == "ieee" and mn >= THIN_WS_MN and tma and batch == 1 and warp_specialized(device):
-            step = _GEMM_LARGE["ieee"].block_k
-            return _GEMM_THIN_K_WS16 if 0 < k % step <= step // 2 else _GEMM_LARGE["ieee"]
-        thin_ws = k >= THIN_WS_MIN_K.get(arith, THIN_K + 1) and mn >= LARGE_MN
-        if thin_ws and tma and batch == 1 and warp_specialized(device):
-            return _GEMM_LARGE[arith]
+        least_mn, least_k = THIN_WS_FROM.get(arith, (mn + 1, k + 1))
+        if mn >= least_mn and k >= least_k and tma and batch == 1 and warp_specialized(device):
+            large = _GEMM_LARGE[arith]
+            padded = arith == "ieee" and 0 < k % large.block_k <= large.block_k // 2
+            return _GEMM_THIN_K_WS16 if padded else large
         return _GEMM_THIN_K_IEEE if arith == "ieee" else _GEMM_THIN_K
     if mn >= LARGE_MN:
         large = _GEMM_LARGE[arith]
