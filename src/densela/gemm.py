@@ -48,6 +48,7 @@ from densela.tuning import (
     tf32_mma2_config,
     tile_config,
     warp_specialized,
+    wave_fill,
     without_warp_specialization,
 )
 
@@ -695,7 +696,7 @@ def streams_k(tiles: int, sms: int, k: int) -> bool:
     """
     if k < STREAM_K_MIN_K or tiles < STREAM_K_FROM_WAVES * sms:
         return False
-    return 1 - tiles / (cdiv(tiles, sms) * sms) >= STREAM_K_FROM_IDLE
+    return 1 - wave_fill(tiles, sms) >= STREAM_K_FROM_IDLE
 
 
 def _launch_ws(

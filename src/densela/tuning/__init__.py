@@ -607,7 +607,7 @@ def _medium(arith: str, m: int, n: int, batch: int, device: int | None) -> GemmC
     """
     wide, narrow = _GEMM_MEDIUM[arith], _GEMM_MEDIUM_NARROW.get(arith)
     tiles = cdiv(m, wide.block_m) * cdiv(n, wide.block_n) * batch
-    if narrow is None or _wave_fill(tiles, multiprocessors(device)) >= MEDIUM_MIN_FILL:
+    if narrow is None or wave_fill(tiles, multiprocessors(device)) >= MEDIUM_MIN_FILL:
         return wide
     return narrow
 
@@ -629,7 +629,7 @@ def _mid_ws(arith: str, m: int, n: int, k: int, batch: int, device: int | None, 
         return None
     sms = multiprocessors(device)
     wide, narrow = mid_ws_tiles(arith)
-    fill = [_wave_fill(cdiv(m, c.block_m) * cdiv(n, c.block_n), sms) for c in (wide, narrow)]
+    fill = [wave_fill(cdiv(m, c.block_m) * cdiv(n, c.block_n), sms) for c in (wide, narrow)]
     if max(fill) < MID_WS_MIN_FILL.get(arith, 0.0):
         return None
     return wide if fill[0] >= fill[1] - 0.01 else narrow
@@ -681,11 +681,11 @@ def tf32_mma2_config(m: int, n: int, k: int, device: int | None) -> GemmConfig:
     return cfg._replace(split_k=max(1, split))
 
 
-def _wave_fill(tiles: int, sms: int) -> float:
+def wave_fill(tiles: int, sms: int) -> float:
     """The share of ``sms`` a persistent kernel's ``tiles`` keep busy over its waves: tiles / (waves * sms).
 
     Example:
-        >>> _wave_fill(72, 132), _wave_fill(264, 132)
+        >>> wave_fill(72, 132), wave_fill(264, 132)
         (0.5454545454545454, 1.0)
     """
     return tiles / (cdiv(tiles, sms) * sms)
