@@ -658,16 +658,18 @@ def test_thin_k_fma_products_copy_for_the_warp_specialized_kernel(device, monkey
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("dtype, precision", [(torch.float64, None), (torch.float32, "tf32x3")], ids=str)
-@pytest.mark.parametrize("m, n, k", [(2048, 2048, 48), (2100, 2050, 64), (2048, 2304, 32)])
+@pytest.mark.parametrize("dtype, precision", [(torch.float64, None), (torch.float32, "tf32x3"), (torch.float32, "tf32")],
+                         ids=str)  # fmt: skip
+@pytest.mark.parametrize("m, n, k", [(2048, 2048, 48), (2100, 2050, 64), (2048, 2304, 32), (2048, 2176, 56)])
 @pytest.mark.parametrize("a_layout, b_layout", [("row", "row"), ("col", "col"), ("row", "col")])
 def test_thin_products_on_the_warp_specialized_kernel(
     device, monkeypatch, dtype, precision, m, n, k, a_layout, b_layout
 ):
-    """float64 and 3xTF32 products with a short K and an output of at least LARGE_MN, which the tables send to the
-    warp-specialized kernel's tiles of the large products (``tuning.THIN_WS_FROM``): edge tiles, K of one step, one
-    and a half and two, every operand order, alpha, beta and C; row-major operands whose rows TMA reads in place take
-    that path (2050 float32 columns are no 16-byte rows: that product, below WS_MIN_WORK, stays on the tiles kernel)."""
+    """float64, 3xTF32 and TF32 products with a short K and an output of at least LARGE_MN, which the tables send to
+    the warp-specialized kernel's tiles of the large products (``tuning.THIN_WS_FROM``; TF32 from K = 49): edge tiles,
+    K of one step, one and a half, one and three quarters and two, every operand order, alpha, beta and C; row-major
+    operands whose rows TMA reads in place take that path (2050 float32 columns are no 16-byte rows: that product,
+    below WS_MIN_WORK, stays on the tiles kernel)."""
     if not densela.tuning.warp_specialized(torch.cuda.current_device()):
         pytest.skip("the warp-specialized kernel runs on Hopper GPUs")
     taken, launch_ws = [], GEMM_MODULE._launch_ws
@@ -677,8 +679,9 @@ def test_thin_products_on_the_warp_specialized_kernel(
     dl.gemm(a, b, c, alpha=-0.5, beta=2.0, out=out, precision=precision)
     check(out, a, b, c, alpha=-0.5, beta=2.0, precision=precision, what=f"gemm {m} x {n} x {k}")
     check(dl.matmul(a, b, precision=precision), a, b, precision=precision, what=f"matmul {m} x {n} x {k}")
-    if (a_layout, b_layout) == ("row", "row") and n % 4 == 0:
-        want = densela.tuning._GEMM_LARGE[densela.tuning.arithmetic(dtype, precision)]
+    arith = densela.tuning.arithmetic(dtype, precision)
+    if (a_layout, b_layout) == ("row", "row") and n % 4 == 0 and k >= densela.tuning.THIN_WS_FROM[arith][1]:
+        want = densela.tuning._GEMM_LARGE[arith]
         assert taken and all(cfg == want for cfg in taken), taken
 
 

@@ -307,13 +307,14 @@ def test_thin_fma_k_steps_pad_k_by_at_most_half_a_step(monkeypatch, k, block_k):
 def test_thin_products_on_the_warp_specialized_kernel(monkeypatch, m, n, k, batch, tma, hopper, ws, dtype, precision):
     """float64 and 3xTF32 products with THIN_WS_FROM's 32 <= k <= THIN_K and an output of at least LARGE_MN take the
     warp-specialized kernel's tiles of the large products, on Hopper, 2-D, where TMA may be used; smaller outputs,
-    shorter K, batches and the others keep the tiles kernel's thin-K tiles, as TF32 does."""
+    shorter K, batches and the others keep the tiles kernel's thin-K tiles; TF32 the same from k = 49."""
     monkeypatch.setattr(tuning, "INTERPRET", False)
     monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
     monkeypatch.setattr(tuning, "warp_specialized", lambda device: hopper)
     cfg = tuning._table_choice(m, n, k, dtype, precision, batch, None, tma)
     assert cfg == (tuning._GEMM_LARGE[tuning.arithmetic(dtype, precision)] if ws else tuning._GEMM_THIN_K), cfg
-    assert tuning._table_choice(m, n, k, torch.float32, "tf32", batch, None, tma) == tuning._GEMM_THIN_K
+    tf32 = tuning._table_choice(m, n, k, torch.float32, "tf32", batch, None, tma)
+    assert tf32 == (tuning._GEMM_LARGE["tf32"] if ws and k >= 49 else tuning._GEMM_THIN_K), tf32
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)

@@ -219,19 +219,21 @@ LARGE_MN = 2048 * 2048
 SMALL_MN = 512 * 512
 SMALL_K = 256
 THIN_K = 64
-THIN_WS_FROM = {"ieee": (THIN_WS_MN, 1), "float64": (LARGE_MN, 32), "tf32x3": (LARGE_MN, 32)}
+THIN_WS_FROM = {"ieee": (THIN_WS_MN, 1), "float64": (LARGE_MN, 32), "tf32x3": (LARGE_MN, 32), "tf32": (LARGE_MN, 49)}
 """By arithmetic: (least m * n, least k) from which a 2-D product with k <= THIN_K runs on the warp-specialized
 kernel's tiles of the large products on Hopper (``_GEMM_LARGE``; float32 FMA in K steps of 16 where steps of 32 would
-pad K by more than 16, ``_GEMM_THIN_K_WS16``), not on the tiles kernel's thin-K tiles; the others (16-bit, TF32) keep
+pad K by more than 16, ``_GEMM_THIN_K_WS16``), not on the tiles kernel's thin-K tiles; 16-bit products keep
 those. float32 FMA: ``THIN_WS_MN``. float64 (DMMA consumer groups) and 3xTF32 (three wgmma products a step), H100,
 2026-11-27 (``bench-results/nvidia-h100/2026-11-27-fma-pingpong``, calls 18 and 21, GPU time of graph replays, us,
 tiles -> warp-specialized): float64 4096 x 32 x 4096 59.3 -> 54.5 (cuBLAS 54.2), 8192 x 48 x 8192 301.0 -> 232.0
 (234.1), 12288 x 64 x 12288 795.6 -> 540.7 (601.0), 20480 x 32 x 20480 1631 -> 1489 (1415), 20480 x 48 x 20480 1947 ->
 1571 (1467), 20480 x 64 x 20480 2239 -> 1624 (1664), 2048 x 64 x 2048 27.4 -> 22.6 (23.0), 5000 x 50 x 5000 131.4 ->
 99.8 (105.2); 3xTF32 4096 x 32 x 4096 47.3 -> 37.8, 8192 x 48 x 8192 191.4 -> 130.5, 12288 x 64 x 12288 546.6 -> 276.9,
-20480 x 32 x 20480 1105 -> 703, 20480 x 64 x 20480 1698 -> 777 (normwise errors 1.1e-7 -> 1.3e-7). TF32 gained at K =
-64 (12288^2 312.6 -> 254.1, 20480^2 941.9 -> 742.0) and lost at 20480^2 x 32 (651.5 -> 695.9): not taken. Shorter K
-not measured."""
+20480 x 32 x 20480 1105 -> 703, 20480 x 64 x 20480 1698 -> 777 (normwise errors 1.1e-7 -> 1.3e-7). TF32 (the same
+call 21): K = 64 12288^2 312.6 -> 254.1 (cuBLAS 231.1), 20480^2 941.9 -> 742.0 (666.4), where K = 48 came out even
+(8192^2 108.4 -> 107.7) and K = 32 mixed (4096^2 30.1 -> 26.2, 20480^2 651.5 -> 695.9): from K = 49, where the tiles
+kernel takes four of its 16-long K steps and the warp-specialized kernel two of 32 as for K = 64. Shorter K not
+measured."""
 TMA_MIN_WORK = 2 * 2048**3
 """m * n * k from which a 2-D product runs on the persistent TMA kernel (below it, the tiles kernel)."""
 WS_MIN_WORK = 2048**3
