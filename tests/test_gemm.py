@@ -658,8 +658,9 @@ def test_thin_k_fma_products_copy_for_the_warp_specialized_kernel(device, monkey
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("dtype, precision", [(torch.float64, None), (torch.float32, "tf32x3"), (torch.float32, "tf32")],
-                         ids=str)  # fmt: skip
+@pytest.mark.parametrize(
+    "dtype, precision", [(torch.float64, None), (torch.float32, "tf32x3"), (torch.float32, "tf32")], ids=str
+)
 @pytest.mark.parametrize("m, n, k", [(2048, 2048, 48), (2100, 2050, 64), (2048, 2304, 32), (2048, 2176, 56)])
 @pytest.mark.parametrize("a_layout, b_layout", [("row", "row"), ("col", "col"), ("row", "col")])
 def test_thin_products_on_the_warp_specialized_kernel(
@@ -683,6 +684,23 @@ def test_thin_products_on_the_warp_specialized_kernel(
     if (a_layout, b_layout) == ("row", "row") and n % 4 == 0 and k >= densela.tuning.THIN_WS_FROM[arith][1]:
         want = densela.tuning._GEMM_LARGE[arith]
         assert taken and all(cfg == want for cfg in taken), taken
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
+@pytest.mark.parametrize("m, n, k", [(128, 4096, 4096), (100, 4000, 1100), (130, 4095, 1027), (4096, 72, 2048)])
+@pytest.mark.parametrize("a_layout, b_layout", [("row", "row"), ("col", "col"), ("row", "col")])
+def test_deep_16bit_tiles(device, monkeypatch, dtype, m, n, k, a_layout, b_layout):
+    """The tables' unsplit tiles kernel with six stages in flight for 16-bit products of fewer 64 x 64 tiles than SMs
+    that fill most of them (``tuning._GEMM_DEEP_16BIT``): edge tiles, K tails, every operand order, alpha, beta and
+    C; 128 x 4096 x 4096 takes it by the tables where its 128 tiles fill DEEP_MIN_FILL of the SMs but not all."""
+    tuning = densela.tuning
+    cfg = tuning._GEMM_DEEP_16BIT
+    sms = tuning.multiprocessors(torch.cuda.current_device())
+    if (m, n, k) == (128, 4096, 4096) and tuning.DEEP_MIN_FILL * sms <= 128 < sms:
+        assert tuning.choose_gemm_config(m, n, k, dtype, device=torch.cuda.current_device()) == cfg
+    taken = _gemm_forced_through(monkeypatch, "_launch_tiles", cfg, dtype, (m, n, k), (a_layout, b_layout), device)
+    assert taken and all(t == cfg for t in taken), taken
 
 
 @pytest.mark.gpu

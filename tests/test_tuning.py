@@ -317,6 +317,25 @@ def test_thin_products_on_the_warp_specialized_kernel(monkeypatch, m, n, k, batc
     assert tf32 == (tuning._GEMM_LARGE["tf32"] if ws and k >= 49 else tuning._GEMM_THIN_K), tf32
 
 
+@pytest.mark.parametrize(
+    "m, n, k, batch, deep",
+    [(128, 4096, 4096, 1, True), (4096, 128, 4096, 1, True), (64, 8192, 4096, 1, True), (64, 4096, 4096, 2, True),
+     (120, 4096, 8192, 1, True), (128, 2816, 4096, 1, False), (4096, 64, 8192, 1, False), (256, 256, 8192, 1, False),
+     (128, 4224, 4096, 1, False)],
+)  # fmt: skip
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
+def test_16bit_products_that_nearly_fill_the_gpu_run_unsplit_and_deep(monkeypatch, m, n, k, batch, deep, dtype):
+    """16-bit products with a long K whose 64 x 64 tiles are fewer than the SMs but fill at least DEEP_MIN_FILL of them
+    run unsplit with six stages (``_GEMM_DEEP_16BIT``); fewer tiles split along K, as float32 does whatever the fill;
+    a full wave of tiles is no split product."""
+    monkeypatch.setattr(tuning, "INTERPRET", False)
+    monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
+    monkeypatch.setattr(tuning, "warp_specialized", lambda device: True)
+    cfg = tuning._table_choice(m, n, k, dtype, None, batch, None, True)
+    assert (cfg == tuning._GEMM_DEEP_16BIT) == deep, cfg
+    assert tuning._table_choice(m, n, k, torch.float32, "ieee", batch, None, True) != tuning._GEMM_DEEP_16BIT
+
+
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
 @pytest.mark.parametrize(
     "m, n, k, want",
@@ -362,13 +381,14 @@ def test_few_tile_fma_splits_on_the_warp_specialized_kernel(monkeypatch, m, n, k
 
 @pytest.mark.parametrize(
     "m, n, k, stages, split",
-    [(256, 256, 8192, 4, 8), (4096, 64, 8192, 4, 2), (128, 4096, 4096, 3, 2), (16, 16, 16384, 4, 32),
-     (25, 25, 2500, 3, 20)],
+    [(256, 256, 8192, 4, 8), (4096, 64, 8192, 4, 2), (128, 2816, 4096, 3, 2), (128, 4096, 4096, 6, 1),
+     (16, 16, 16384, 4, 32), (25, 25, 2500, 3, 20)],
 )  # fmt: skip
 def test_few_tile_16bit_splits(monkeypatch, m, n, k, stages, split):
     """16-bit products with few output tiles on 132 SMs: 64 x 64 x 128 tiles split to about one program per SM,
-    four stages while the programs fit in one wave and three where two share an SM; tiny outputs in K steps of
-    128 only where K allows SPLIT_K_MAX slices of two steps (docs/performance.md, the H100 sweeps)."""
+    four stages while the programs fit in one wave and three where two share an SM, none and six stages where the
+    tiles alone fill DEEP_MIN_FILL of the SMs; tiny outputs in K steps of 128 only where K allows SPLIT_K_MAX slices
+    of two steps (docs/performance.md, the H100 sweeps)."""
     monkeypatch.setattr(tuning, "INTERPRET", False)
     monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
     cfg = tuning.choose_gemm_config(m, n, k, torch.bfloat16)

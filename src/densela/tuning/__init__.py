@@ -169,7 +169,18 @@ where K is long enough for SPLIT_K_MAX slices of two steps each (``2026-11-23-ge
 they left 10 slices where steps of 64 leave 16: bfloat16 0.91 against 1.47); 16-bit 64 x 64 x 128 tiles, four
 stages where the programs fit in one wave (256 x 256 x 8192 0.89, was 0.68; 4096 x 64 x 8192 1.02-1.03, was
 0.83), three where two programs must share an SM (128 x 4096 x 4096, 256 programs: 0.88-0.89 with three
-stages, 0.73 with four, whose 128 KiB leave one program per SM; was 0.71)."""
+stages, 0.73 with four, whose 128 KiB leave one program per SM; was 0.71; since 2026-11-28 unsplit in six stages,
+``_GEMM_DEEP_16BIT``)."""
+_GEMM_DEEP_16BIT = GemmConfig(64, 64, 128, 8, 4, 6)
+"""16-bit products of too few 64 x 64 tiles to fill the GPU whose tiles still fill at least DEEP_MIN_FILL of its SMs:
+unsplit, one program an SM with six stages of K 128 in flight (192 KiB), as cuBLAS runs them (bfloat16 128 x 4096 x
+4096: 128 unsplit 64 x 64 tiles, 13 stages of K 64, clusters of two; Nsight Compute, H100, 2026-11-28,
+``bench-results/nvidia-h100/2026-11-28-tf32-thin``, call 5). GPU time (call 6): 17.8 us against 20.2 split in two with
+three stages (cuBLAS 16.9); 64 x 64 x 64 tiles in 10 or 12 stages 17.7, in 6 18.8, 64 x 64 x 128 in 4 stages 18.8."""
+DEEP_MIN_FILL = 0.9
+"""The share of the SMs from which a 16-bit product's 64 x 64 tiles run unsplit on ``_GEMM_DEEP_16BIT``: below it the
+idle SMs cost more than the split's sums (4096 x 64 x 8192, 64 tiles: 29.9 us split in two, 30.0-30.9 unsplit in 8-12
+stages)."""
 TINY_SIDE = 64
 """Outputs of at most this many rows and columns are "tiny": split along K on ``_GEMM_SPLIT``'s 16 x 16 tiles, from
 SPLIT_K_MIN_K on, and below it too in float32 FMA arithmetic and, for K > SMALL_K, in 16-bit (H100, 2026-11-24,
@@ -581,6 +592,8 @@ def _table_choice(
             tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n) * batch
             if tiles < sms:
                 wave = cfg is _GEMM_SPLIT["16-bit"]
+                if wave and tiles >= DEEP_MIN_FILL * sms:
+                    return _GEMM_DEEP_16BIT
                 split = _few_tiles_split(tiles, k, cfg, sms, tiny=tiny, wave=wave)
                 if split >= 2 and wave and tiles * split > sms:
                     return cfg._replace(split_k=split, num_stages=3)  # two programs per SM: 96 KiB each
