@@ -692,13 +692,14 @@ def test_thin_products_on_the_warp_specialized_kernel(
 @pytest.mark.parametrize("a_layout, b_layout", [("row", "row"), ("col", "col"), ("row", "col")])
 def test_deep_16bit_tiles(device, monkeypatch, dtype, m, n, k, a_layout, b_layout):
     """The tables' unsplit tiles kernel with six stages in flight for 16-bit products of fewer 64 x 64 tiles than SMs
-    that fill most of them (``tuning._GEMM_DEEP_16BIT``): edge tiles, K tails, every operand order, alpha, beta and
-    C; 128 x 4096 x 4096 takes it by the tables where its 128 tiles fill DEEP_MIN_FILL of the SMs but not all."""
+    that fill at least half of them (``tuning._GEMM_DEEP_16BIT``): edge tiles, K tails, every operand order, alpha,
+    beta and C; the tables choose it where ``tuning._deep`` says so on this GPU (on 132 SMs all but 130 x 4095 x
+    1027, whose tiles fill them)."""
     tuning = densela.tuning
     cfg = tuning._GEMM_DEEP_16BIT
-    sms = tuning.multiprocessors(torch.cuda.current_device())
-    if (m, n, k) == (128, 4096, 4096) and tuning.DEEP_MIN_FILL * sms <= 128 < sms:
-        assert tuning.choose_gemm_config(m, n, k, dtype, device=torch.cuda.current_device()) == cfg
+    index = torch.cuda.current_device()
+    if tuning._deep(m, n, k, 1, index):
+        assert tuning.choose_gemm_config(m, n, k, dtype, device=index) == cfg
     taken = _gemm_forced_through(monkeypatch, "_launch_tiles", cfg, dtype, (m, n, k), (a_layout, b_layout), device)
     assert taken and all(t == cfg for t in taken), taken
 

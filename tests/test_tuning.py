@@ -320,14 +320,16 @@ def test_thin_products_on_the_warp_specialized_kernel(monkeypatch, m, n, k, batc
 @pytest.mark.parametrize(
     "m, n, k, batch, deep",
     [(128, 4096, 4096, 1, True), (4096, 128, 4096, 1, True), (64, 8192, 4096, 1, True), (64, 4096, 4096, 2, True),
-     (120, 4096, 8192, 1, True), (128, 2816, 4096, 1, False), (4096, 64, 8192, 1, False), (256, 256, 8192, 1, False),
-     (128, 4224, 4096, 1, False)],
+     (120, 4096, 8192, 1, True), (128, 2816, 4096, 1, True), (128, 2304, 4096, 1, True), (192, 2048, 1024, 1, True),
+     (4096, 64, 8192, 1, False), (64, 4096, 4096, 1, False), (256, 256, 8192, 1, False), (128, 4224, 4096, 1, False),
+     (192, 2048, 1000, 1, False)],
 )  # fmt: skip
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
 def test_16bit_products_that_nearly_fill_the_gpu_run_unsplit_and_deep(monkeypatch, m, n, k, batch, deep, dtype):
-    """16-bit products with a long K whose 64 x 64 tiles are fewer than the SMs but fill at least DEEP_MIN_FILL of them
-    run unsplit with six stages (``_GEMM_DEEP_16BIT``); fewer tiles split along K, as float32 does whatever the fill;
-    a full wave of tiles is no split product."""
+    """16-bit products with K >= SPLIT_K_MIN_K whose 64 x 64 tiles are fewer than the SMs but fill at least
+    DEEP_MIN_FILL of them run unsplit with six stages (``_GEMM_DEEP_16BIT``), batches too and in place of the
+    mid-sized TMA tiles (128 x 2304 x 4096); fewer tiles split along K or take the mid-sized tiles, as float32 does
+    whatever the fill; a full wave of tiles is no split product; a shorter K keeps the other tables."""
     monkeypatch.setattr(tuning, "INTERPRET", False)
     monkeypatch.setattr(tuning, "multiprocessors", lambda device: 132)
     monkeypatch.setattr(tuning, "warp_specialized", lambda device: True)
@@ -381,7 +383,7 @@ def test_few_tile_fma_splits_on_the_warp_specialized_kernel(monkeypatch, m, n, k
 
 @pytest.mark.parametrize(
     "m, n, k, stages, split",
-    [(256, 256, 8192, 4, 8), (4096, 64, 8192, 4, 2), (128, 2816, 4096, 3, 2), (128, 4096, 4096, 6, 1),
+    [(256, 256, 8192, 4, 8), (4096, 64, 8192, 4, 2), (128, 1536, 8192, 3, 4), (128, 4096, 4096, 6, 1),
      (16, 16, 16384, 4, 32), (25, 25, 2500, 3, 20)],
 )  # fmt: skip
 def test_few_tile_16bit_splits(monkeypatch, m, n, k, stages, split):

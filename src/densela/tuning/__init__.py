@@ -172,15 +172,20 @@ stages where the programs fit in one wave (256 x 256 x 8192 0.89, was 0.68; 4096
 stages, 0.73 with four, whose 128 KiB leave one program per SM; was 0.71; since 2026-11-28 unsplit in six stages,
 ``_GEMM_DEEP_16BIT``)."""
 _GEMM_DEEP_16BIT = GemmConfig(64, 64, 128, 8, 4, 6)
-"""16-bit products of too few 64 x 64 tiles to fill the GPU whose tiles still fill at least DEEP_MIN_FILL of its SMs:
+"""16-bit products of too few 64 x 64 tiles to fill the GPU whose tiles still fill DEEP_MIN_FILL of its SMs (``_deep``):
 unsplit, one program an SM with six stages of K 128 in flight (192 KiB), as cuBLAS runs them (bfloat16 128 x 4096 x
 4096: 128 unsplit 64 x 64 tiles, 13 stages of K 64, clusters of two; Nsight Compute, H100, 2026-11-28,
 ``bench-results/nvidia-h100/2026-11-28-tf32-thin``, call 5). GPU time (call 6): 17.8 us against 20.2 split in two with
 three stages (cuBLAS 16.9); 64 x 64 x 64 tiles in 10 or 12 stages 17.7, in 6 18.8, 64 x 64 x 128 in 4 stages 18.8."""
-DEEP_MIN_FILL = 0.9
-"""The share of the SMs from which a 16-bit product's 64 x 64 tiles run unsplit on ``_GEMM_DEEP_16BIT``: below it the
-idle SMs cost more than the split's sums (4096 x 64 x 8192, 64 tiles: 29.9 us split in two, 30.0-30.9 unsplit in 8-12
-stages)."""
+DEEP_MIN_FILL = 0.5
+"""The share of the SMs from which a 16-bit product's 64 x 64 tiles (fewer than the SMs, K >= SPLIT_K_MIN_K) run
+unsplit on ``_GEMM_DEEP_16BIT`` (``_deep``): from half the SMs on, a split in two still leaves each SM a whole tile's K
+(two halves, or one unsplit tile), so splitting buys nothing the deeper pipeline does not beat. H100, 2026-11-28
+(call 9, GPU time, bfloat16, us, the tables before -> deep): 72 tiles 128 x 2304 x 4096 23.5 (the mid-sized TMA tiles)
+-> 15.7 (cuBLAS 12.5), 128 x 2304 x 8192 26.8 -> 24.4 (22.7); 80 tiles 64 x 5120 x 8192 35.9 -> 34.2 (37.7); 88 tiles
+128 x 2816 x 4096 18.7 -> 15.8 (14.5); 96 tiles 192 x 2048 x 8192 27.1 -> 23.6 (21.7); 100 and 112 tiles 16-17% faster.
+Below half, the split in two wins or ties (4096 x 64 x 8192, 64 tiles: 29.9 us split, 30.0-30.9 unsplit in 8-12
+stages, call 6)."""
 TINY_SIDE = 64
 """Outputs of at most this many rows and columns are "tiny": split along K on ``_GEMM_SPLIT``'s 16 x 16 tiles, from
 SPLIT_K_MIN_K on, and below it too in float32 FMA arithmetic and, for K > SMALL_K, in 16-bit (H100, 2026-11-24,
@@ -566,6 +571,8 @@ def _table_choice(
             large = _mid_ws(arith, m, n, k, batch, device, tma) or _GEMM_MEDIUM[arith]
         if device is None or _pipeline_bytes(large, dtype.itemsize) <= shared_memory(device):
             return _balanced(large, arith, m, n, k, batch, device)
+    if arith == "16-bit" and _deep(m, n, k, batch, device):
+        return _GEMM_DEEP_16BIT
     if arith == "16-bit" and batch == 1 and mn >= SMALL_MN and mn * k <= MID_TILES_WORK and k % 128 == 0:
         wide, narrow = _GEMM_MID_TILES
         return wide if 2 * cdiv(m, wide.block_m) * cdiv(n, wide.block_n) >= multiprocessors(device) else narrow
@@ -592,8 +599,6 @@ def _table_choice(
             tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n) * batch
             if tiles < sms:
                 wave = cfg is _GEMM_SPLIT["16-bit"]
-                if wave and tiles >= DEEP_MIN_FILL * sms:
-                    return _GEMM_DEEP_16BIT
                 split = _few_tiles_split(tiles, k, cfg, sms, tiny=tiny, wave=wave)
                 if split >= 2 and wave and tiles * split > sms:
                     return cfg._replace(split_k=split, num_stages=3)  # two programs per SM: 96 KiB each
@@ -610,6 +615,19 @@ def _table_choice(
         return _GEMM_SMALL
     mid_ws = _mid_ws(arith, m, n, k, batch, device, tma)
     return mid_ws or _balanced(_medium(arith, m, n, batch, device), arith, m, n, k, batch, device)
+
+
+def _deep(m: int, n: int, k: int, batch: int, device: int | None) -> bool:
+    """Whether a 16-bit product runs unsplit on ``_GEMM_DEEP_16BIT``: K >= SPLIT_K_MIN_K and 64 x 64 tiles fewer than
+    the SMs but at least DEEP_MIN_FILL of them.
+
+    Example (``device`` None: the interpreter's three SMs, which two tiles fill two thirds of):
+        >>> _deep(128, 64, 4096, 1, None), _deep(128, 64, 512, 1, None), _deep(64, 64, 4096, 1, None)
+        (True, False, False)
+    """
+    sms = multiprocessors(device)
+    tiles = cdiv(m, _GEMM_DEEP_16BIT.block_m) * cdiv(n, _GEMM_DEEP_16BIT.block_n) * batch
+    return k >= SPLIT_K_MIN_K and DEEP_MIN_FILL * sms <= tiles < sms
 
 
 def _medium(arith: str, m: int, n: int, batch: int, device: int | None) -> GemmConfig:
