@@ -325,7 +325,7 @@ def test_thin_products_on_the_warp_specialized_kernel(monkeypatch, m, n, k, batc
      (192, 2048, 1000, 1, False)],
 )  # fmt: skip
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
-def test_16bit_products_that_nearly_fill_the_gpu_run_unsplit_and_deep(monkeypatch, m, n, k, batch, deep, dtype):
+def test_16bit_products_of_half_a_wave_or_more_run_unsplit_and_deep(monkeypatch, m, n, k, batch, deep, dtype):
     """16-bit products with K >= SPLIT_K_MIN_K whose 64 x 64 tiles are fewer than the SMs but fill at least
     DEEP_MIN_FILL of them run unsplit with six stages (``_GEMM_DEEP_16BIT``), batches too and in place of the
     mid-sized TMA tiles (128 x 2304 x 4096); fewer tiles split along K or take the mid-sized tiles, as float32 does
