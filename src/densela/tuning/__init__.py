@@ -71,6 +71,37 @@ class GemmConfig(NamedTuple):
             words.append("ping-pong")
         return ", ".join(words)
 
+    @classmethod
+    def parse(cls, text: str) -> GemmConfig:
+        """The configuration that ``describe`` writes as ``text`` (scripts take forced configurations in this form).
+
+        Example:
+            >>> cfg = GemmConfig(128, 128, 64, 8, 4, 5, "ws", split_k=2, epilogue_split=2, pingpong=True)
+            >>> GemmConfig.parse(cfg.describe()) == cfg
+            True
+            >>> GemmConfig.parse("tiles 64x64x128, group 8, 4 warps, 6 stages, not flattened").flatten
+            False
+        """
+        head, *words = (word.strip() for word in text.split(","))
+        kernel, blocks = head.split()
+        fields: dict[str, object] = {"kernel": kernel}
+        fields["block_m"], fields["block_n"], fields["block_k"] = (int(v) for v in blocks.split("x"))
+        named = {"group": "group_m", "warps": "num_warps", "stages": "num_stages", "split": "split_k",
+                 "epilogue in": "epilogue_split"}  # fmt: skip
+        for word in words:
+            if word in ("not flattened", "ping-pong"):
+                fields["flatten" if word == "not flattened" else "pingpong"] = word == "ping-pong"
+                continue
+            number = word.split()[-1] if word.split()[0].isalpha() else word.split()[0]
+            name = word.replace(number, "").strip()
+            if name not in named or not number.isdigit():
+                raise ValueError(f"GemmConfig.parse: {word!r} in {text!r} is none of describe()'s words")
+            fields[named[name]] = int(number)
+        missing = {"group_m", "num_warps", "num_stages"} - fields.keys()
+        if missing:
+            raise ValueError(f"GemmConfig.parse: {text!r} names no {', '.join(sorted(missing))}")
+        return cls(**fields)  # type: ignore[arg-type]
+
 
 class TileConfig(NamedTuple):
     """Block shape of memory-bound 2-D kernels (transpose, add)."""
