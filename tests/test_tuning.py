@@ -597,3 +597,26 @@ def test_described_configurations_tell_every_field_apart() -> None:
     variants = [full] + [full._replace(**{field: default}) for field, default in GemmConfig._field_defaults.items()]
     variants += [full._replace(block_k=32), full._replace(group_m=16), full._replace(num_warps=8)]
     assert len({v.describe() for v in variants}) == len(set(variants))
+
+
+@pytest.mark.parametrize(
+    "cfg",
+    [tuning._GEMM_DEEP_16BIT, tuning._GEMM_LARGE["tf32"], tuning._GEMM_THIN_K_WS16,
+     GemmConfig(16, 16, 16, 4, 1, 1, "tma", flatten=False, epilogue_split=2),
+     GemmConfig(128, 128, 64, 8, 4, 5, "ws", split_k=3, epilogue_split=2, pingpong=True)],
+)  # fmt: skip
+def test_configurations_read_back_from_their_description(cfg):
+    """``GemmConfig.parse`` reads what ``describe`` writes (the scripts' forced configurations), field for field."""
+    assert GemmConfig.parse(cfg.describe()) == cfg
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["tiles 64x64x128, group 8", "tiles 64x64x128, group 8, 4 warps, 3 stages, bogus 2",
+     "tiles 64x64x128, group x, 4 warps, 3 stages", "tiles 64x64, group 8, 4 warps, 3 stages"],
+)  # fmt: skip
+def test_configuration_descriptions_that_name_no_configuration_raise(text):
+    """A description missing a required field, with a word ``describe`` never writes, or a malformed block shape is a
+    ValueError that quotes it."""
+    with pytest.raises(ValueError, match=r"GemmConfig\.parse"):
+        GemmConfig.parse(text)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 import warnings
 from pathlib import Path
 from typing import NamedTuple
@@ -83,19 +84,21 @@ class GemmConfig(NamedTuple):
             False
         """
         head, *words = (word.strip() for word in text.split(","))
-        kernel, blocks = head.split()
-        fields: dict[str, object] = {"kernel": kernel}
-        fields["block_m"], fields["block_n"], fields["block_k"] = (int(v) for v in blocks.split("x"))
+        shape = re.fullmatch(r"(tiles|tma|ws) (\d+)x(\d+)x(\d+)", head)
+        if shape is None:
+            raise ValueError(f"GemmConfig.parse: {text!r} starts with no kernel and block shape (as 'tiles 64x64x32')")
+        fields: dict[str, object] = {"kernel": shape[1]}
+        fields["block_m"], fields["block_n"], fields["block_k"] = (int(v) for v in shape.groups()[1:])
         named = {"group": "group_m", "warps": "num_warps", "stages": "num_stages", "split": "split_k",
                  "epilogue in": "epilogue_split"}  # fmt: skip
         for word in words:
             if word in ("not flattened", "ping-pong"):
                 fields["flatten" if word == "not flattened" else "pingpong"] = word == "ping-pong"
                 continue
-            number = word.split()[-1] if word.split()[0].isalpha() else word.split()[0]
-            name = word.replace(number, "").strip()
-            if name not in named or not number.isdigit():
+            match = re.fullmatch(r"(group|split|epilogue in) (\d+)|(\d+) (warps|stages)", word)
+            if match is None:
                 raise ValueError(f"GemmConfig.parse: {word!r} in {text!r} is none of describe()'s words")
+            name, number = (match[1], match[2]) if match[1] else (match[4], match[3])
             fields[named[name]] = int(number)
         missing = {"group_m", "num_warps", "num_stages"} - fields.keys()
         if missing:
