@@ -27,6 +27,7 @@ import os
 import statistics
 import subprocess
 import sys
+from collections.abc import Callable
 
 
 def _operands(shape: tuple[int, int, int], layout: str, dtype: object) -> tuple[object, object]:
@@ -49,7 +50,7 @@ def child(args: argparse.Namespace) -> None:
     from densela.tuning import GemmConfig
     from densela.tuning.tune import graph_ms
 
-    def microseconds(call: object) -> float:
+    def microseconds(call: Callable[[], object]) -> float:
         if args.graph:
             return graph_ms(call, rep_ms=1e3 * args.seconds)[0] * 1e3
         return time_gpu(call, max_seconds=args.seconds).median_ms * 1e3

@@ -351,7 +351,7 @@ def _launch_tiles(
     batch = out.shape[0] if out.ndim == 3 else 1
     a, b, load_n = _tiles_operands(a, b, precision)
     split = max(1, min(cfg.split_k, cdiv(k, cfg.block_k)))
-    tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n)
+    tiles = cfg.tiles(m, n)
     acc_dtype = _ACC_DTYPE[a.dtype]
     index_64 = needs_int64(a, b, out) or (c is not None and needs_int64(c))
     parts = counts = out
@@ -744,7 +744,7 @@ def _launch_ws(
     rows, cols = epilogue_block(bm, bn, cfg.epilogue_split, fma, cfg.pingpong)  # swapped: blocks [cols, rows]
     splits = min(cfg.split_k, cdiv(k, cfg.block_k))
     sms = multiprocessors(device)
-    tiles = cdiv(m, bm) * cdiv(n, bn)
+    tiles = cfg.tiles(m, n)
     stream_k = fma and splits == 1 and not cfg.pingpong and out.dtype == torch.float32 and streams_k(tiles, sms, k)
     if stream_k:  # a slot of the FMA consumer's accumulator (the tile) and a flag per program
         parts, flags = _split_workspace(out.device, torch.float32, sms * bm * bn, sms)
@@ -818,7 +818,7 @@ def _launch_tma(
     # without SPLIT3 the lo descriptors are None: not read, and then not encoded at each launch
     a_desc, b_desc, a_lo_desc, b_lo_desc, a_km, b_km = _tma_operands(a, b, precision, cfg, _descriptor)
     split3 = a_lo_desc is not None
-    tiles = cdiv(m, bm) * cdiv(n, bn)
+    tiles = cfg.tiles(m, n)
     sms = multiprocessors(device)
     pc = out if c is None else c
     _TMA((min(sms, tiles),),

@@ -72,6 +72,15 @@ class GemmConfig(NamedTuple):
             words.append("ping-pong")
         return ", ".join(words)
 
+    def tiles(self, m: int, n: int, batch: int = 1) -> int:
+        """Output tiles of an m x n product (``batch`` of them) on this configuration's blocks.
+
+        Example:
+            >>> GemmConfig(64, 128, 32, 8, 4, 3).tiles(1000, 1000), GemmConfig(64, 64, 32, 8, 4, 3).tiles(64, 65, 2)
+            (128, 4)
+        """
+        return cdiv(m, self.block_m) * cdiv(n, self.block_n) * batch
+
     @classmethod
     def parse(cls, text: str) -> GemmConfig:
         """The configuration that ``describe`` writes as ``text`` (scripts take forced configurations in this form).
@@ -609,7 +618,7 @@ def _table_choice(
         return _GEMM_DEEP_16BIT
     if arith == "16-bit" and batch == 1 and mn >= SMALL_MN and mn * k <= MID_TILES_WORK and k % 128 == 0:
         wide, narrow = _GEMM_MID_TILES
-        return wide if 2 * cdiv(m, wide.block_m) * cdiv(n, wide.block_n) >= multiprocessors(device) else narrow
+        return wide if 2 * wide.tiles(m, n) >= multiprocessors(device) else narrow
     if arith == "16-bit" and tma and batch == 1 and mn >= SMALL_MN and mn * k <= MID_TMA_WORK:
         return _GEMM_MID_TMA
     sms = multiprocessors(device)
@@ -630,7 +639,7 @@ def _table_choice(
         else:
             choices = [_GEMM_SPLIT["16-bit"]] * (arith == "16-bit") + [_GEMM_SPLIT["other"]]
         for cfg in choices:
-            tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n) * batch
+            tiles = cfg.tiles(m, n, batch)
             if tiles < sms:
                 wave = cfg is _GEMM_SPLIT["16-bit"]
                 split = _few_tiles_split(tiles, k, cfg, sms, tiny=tiny, wave=wave)
@@ -642,7 +651,7 @@ def _table_choice(
         if arith == "float64" and batch == 1:
             return _GEMM_SMALLER_FLOAT64 if mn <= 256 * 256 else _GEMM_SMALL_FLOAT64
         tiny_k = _GEMM_TINY_K_IEEE
-        if arith == "ieee" and k <= tiny_k.block_k and cdiv(m, tiny_k.block_m) * cdiv(n, tiny_k.block_n) * batch <= sms:
+        if arith == "ieee" and k <= tiny_k.block_k and tiny_k.tiles(m, n, batch) <= sms:
             return tiny_k
         if k <= SMALL_K:
             return _GEMM_SMALL_K_16BIT if arith == "16-bit" else _GEMM_SMALL_K
@@ -660,7 +669,7 @@ def _deep(m: int, n: int, k: int, batch: int, device: int | None) -> bool:
         (True, False, False)
     """
     sms = multiprocessors(device)
-    tiles = cdiv(m, _GEMM_DEEP_16BIT.block_m) * cdiv(n, _GEMM_DEEP_16BIT.block_n) * batch
+    tiles = _GEMM_DEEP_16BIT.tiles(m, n, batch)
     return k >= SPLIT_K_MIN_K and DEEP_MIN_FILL * sms <= tiles < sms
 
 
@@ -673,7 +682,7 @@ def _medium(arith: str, m: int, n: int, batch: int, device: int | None) -> GemmC
         (64, 128)
     """
     wide, narrow = _GEMM_MEDIUM[arith], _GEMM_MEDIUM_NARROW.get(arith)
-    tiles = cdiv(m, wide.block_m) * cdiv(n, wide.block_n) * batch
+    tiles = wide.tiles(m, n, batch)
     if narrow is None or wave_fill(tiles, multiprocessors(device)) >= MEDIUM_MIN_FILL:
         return wide
     return narrow
@@ -696,7 +705,7 @@ def _mid_ws(arith: str, m: int, n: int, k: int, batch: int, device: int | None, 
         return None
     sms = multiprocessors(device)
     wide, narrow = mid_ws_tiles(arith)
-    fill = [wave_fill(cdiv(m, c.block_m) * cdiv(n, c.block_n), sms) for c in (wide, narrow)]
+    fill = [wave_fill(c.tiles(m, n), sms) for c in (wide, narrow)]
     if max(fill) < MID_WS_MIN_FILL.get(arith, 0.0):
         return None
     return wide if fill[0] >= fill[1] - 0.01 else narrow
@@ -743,7 +752,7 @@ def tf32_mma2_config(m: int, n: int, k: int, device: int | None) -> GemmConfig:
     """
     cfg = _GEMM_TF32_MMA2
     cfg = cfg._replace(block_m=64 if m <= 64 else cfg.block_m, block_n=64 if n <= 64 else cfg.block_n)
-    tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n)
+    tiles = cfg.tiles(m, n)
     split = min(multiprocessors(device) // tiles, cdiv(k, cfg.block_k) // SPLIT_K_MIN_BLOCKS)
     return cfg._replace(split_k=max(1, split))
 
@@ -768,7 +777,7 @@ def _ws_split(m: int, n: int, k: int, sms: int) -> int:
         (4, 1)
     """
     cfg = _GEMM_LARGE["ieee"]
-    tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n)
+    tiles = cfg.tiles(m, n)
     if tiles >= sms:
         return 1
     split = 1 << round(math.log2(sms / tiles))
@@ -805,7 +814,7 @@ def _balanced(cfg: GemmConfig, arith: str, m: int, n: int, k: int, batch: int, d
     if cfg.kernel != "tiles" or cfg.split_k > 1 or cfg.block_m * cfg.block_n > BALANCE_MAX_TILE:
         return cfg
     sms = multiprocessors(device)
-    tiles = cdiv(m, cfg.block_m) * cdiv(n, cfg.block_n) * batch
+    tiles = cfg.tiles(m, n, batch)
     best, best_work = 1, float(cdiv(tiles, sms))
     for split in BALANCE_SPLITS_BY_ARITH.get(arith, BALANCE_SPLITS):
         if cdiv(k, cfg.block_k) < 4 * split:
