@@ -220,15 +220,26 @@ def test_padded_operand_copies(device, monkeypatch, dtype, precision, layout):
     assert len(copies) >= 1, "unaligned operands (rows of 83 and 13 elements) are copied"
 
 
+ODD_ROWS = [((33, 17, 65), "row", (True, True)), ((35, 32, 65), "row", (True, False)),
+            ((32, 35, 96), "row", (False, True)), ((1, 33, 67), "row", (True, True))]  # fmt: skip
+
+
 @pytest.mark.parametrize(
-    "m, n, k, copied",
-    [(33, 17, 65, (True, True)), (35, 32, 65, (True, False)), (32, 35, 96, (False, True)), (1, 33, 67, (True, True))],
-)
-def test_odd_rows_copied_in_one_launch(device, monkeypatch, m, n, k, copied):
-    """float32 FMA products whose rows load element by element read padded copies (``_padded``), both made by one
-    launch of ``copy_rows_kernel`` (``_padded_rows``); an operand whose rows are 16-element aligned (A), and whose
-    width is a multiple of 16 (B), read where it is. Row-major operands of odd width have odd strides."""
-    monkeypatch.setattr(GEMM_MODULE, "PAD_ODD_FROM_WORK", 0)
+    "dtype, precision, shape, a_layout, copied",
+    [(torch.float32, "ieee", *case) for case in ODD_ROWS]
+    + [(dtype, None, *case) for dtype in (torch.bfloat16, torch.float16)
+       for case in [*ODD_ROWS, ((21, 33, 69), "col", (False, True)), ((24, 32, 69), "col", (False, False))]],
+)  # fmt: skip
+def test_odd_rows_copied_in_one_launch(device, monkeypatch, dtype, precision, shape, a_layout, copied):
+    """float32 FMA and 16-bit products whose rows load element by element read padded copies (``_padded``), both
+    made by one launch of ``copy_rows_kernel`` (``_padded_rows``); an operand whose rows are 16-element aligned (A),
+    and whose width is a multiple of 16 (B), read where it is. Row-major operands of odd width have odd strides.
+    16-bit products copy their odd rows alone: the tensor cores read an M-major A (col) where it is, of an odd stride
+    too (the FMA products copy such an A, by a launch of its own); 24 x 32 x 69 with an M-major A has no odd rows and
+    copies nothing."""
+    m, n, k = shape
+    monkeypatch.setitem(GEMM_MODULE.PAD_ODD_FROM_WORK, "ieee", 0)
+    monkeypatch.setitem(GEMM_MODULE.PAD_ODD_FROM_WORK, "16-bit", 0)
     launches, seen = [], []
     real_rows, real_tiles = GEMM_MODULE._COPY_ROWS, GEMM_MODULE._TILES
     monkeypatch.setattr(GEMM_MODULE, "_COPY_ROWS", lambda *args, **kw: launches.append(args) or real_rows(*args, **kw))
@@ -238,11 +249,11 @@ def test_odd_rows_copied_in_one_launch(device, monkeypatch, m, n, k, copied):
         "_TILES",
         lambda grid, pa, pb, *rest, **kw: seen.append((pa, pb)) or real_tiles(grid, pa, pb, *rest, **kw),
     )
-    a, b = make((m, k), torch.float32, device), make((k, n), torch.float32, device)
-    out = poisoned((m, n), torch.float32, device)
-    dl.gemm(a, b, out=out, precision="ieee")
-    check(out, a, b, precision="ieee", what=f"{m} x {n} x {k}")
-    assert len(launches) == 1, "one launch copies what needs copying"
+    a, b = make((m, k), dtype, device, a_layout), make((k, n), dtype, device)
+    out = poisoned((m, n), dtype, device)
+    dl.gemm(a, b, out=out, precision=precision)
+    check(out, a, b, precision=precision, what=f"{m} x {n} x {k} {dtype} {a_layout} A")
+    assert len(launches) == any(copied), "one launch copies what needs copying"
     (a_read, b_read) = seen[-1]
     for x, x_read, was_copied in ((a, a_read, copied[0]), (b, b_read, copied[1])):
         assert (x_read.data_ptr() != x.data_ptr()) == was_copied
@@ -307,18 +318,23 @@ def test_tf32_operands_reach_the_tiles_kernel_k_major(device, monkeypatch, preci
 
 
 def test_odd_rows_are_padded_from_their_own_work(monkeypatch):
-    """float32 FMA products whose rows load element by element (an odd row stride) read padded copies from
-    PAD_ODD_FROM_WORK, below PAD_FROM_WORK; rows of an even stride, other arithmetic, smaller products and a thin
-    K do not."""
-    monkeypatch.setattr(GEMM_MODULE, "PAD_ODD_FROM_WORK", 65**3)
+    """float32 FMA and 16-bit products whose rows load element by element (an odd row stride) read padded copies from
+    their arithmetic's PAD_ODD_FROM_WORK, below PAD_FROM_WORK; rows of an even stride, other arithmetic, smaller
+    products and a thin K do not."""
+    monkeypatch.setitem(GEMM_MODULE.PAD_ODD_FROM_WORK, "ieee", 65**3)
+    monkeypatch.setitem(GEMM_MODULE.PAD_ODD_FROM_WORK, "16-bit", 129**3)
 
     def pads(n: int, dtype: torch.dtype = torch.float32, precision: str = "ieee", k: int | None = None) -> bool:
         k = k or n
         return GEMM_MODULE._padded(torch.empty(n, k, dtype=dtype), torch.empty(k, n, dtype=dtype), precision)
 
     assert pads(65) and pads(101) and pads(100, k=101)
-    assert not pads(63) and not pads(66) and not pads(101, precision="tf32") and not pads(101, torch.bfloat16)
-    assert not pads(1025, k=64), "a thin K is never padded"
+    assert not pads(63) and not pads(66) and not pads(101, precision="tf32") and not pads(101, torch.float64)
+    assert pads(129, torch.bfloat16) and pads(129, torch.float16) and pads(128, torch.bfloat16, k=135)
+    assert not pads(127, torch.bfloat16) and not pads(130, torch.float16), "16-bit: from its own work, odd rows"
+    assert not pads(1025, k=64) and not pads(1025, torch.bfloat16, k=63), "a thin K is never padded"
+    col = torch.empty(130, 129, dtype=torch.bfloat16).T  # 129 x 130, column-major, columns of an odd stride
+    assert not GEMM_MODULE._padded(col, torch.empty(130, 130, dtype=torch.bfloat16), "ieee"), "odd rows alone"
     assert GEMM_MODULE._padded(torch.empty(2048, 2048), torch.empty(2048, 2048), "tf32"), "PAD_FROM_WORK pads all"
 
 

@@ -395,29 +395,50 @@ copies cost two passes over the operands and two more launches, and buy full-wid
 H200 (runs of 2026-11-22): 2500^3 float32 went from 0.51 to 0.65 of cuBLAS with them, while at
 N = 1025..1100 they made the product 20-50% slower than N = 1001..1016 without them."""
 
-PAD_ODD_FROM_WORK = 1025**3
-"""m * n * k from which float32 FMA products also read from padded copies operands whose rows load element by
-element (row-major with an odd row stride). H100, 2026-11-23 (``bench-results/nvidia-h100/2026-11-23-odd-sizes``,
-GPU time, copies included): 1025^3, 1027^3, 1031^3, 1049^3, 1089^3 and 1099^3 at 0.80-0.94 of cuBLAS padded against
-0.73-0.87 as they are (from 1025 the tiles no longer fit two programs per SM, and element-by-element loads make
-each program issue-bound); 1001^3 and 1023^3 lose (0.82-0.84 against 0.89-0.90), as does 1050^3, whose rows load
-in 8-byte vectors (0.84 against 0.90)."""
+PAD_ODD_FROM_WORK = {"ieee": 1025**3, "16-bit": 512**3}
+"""m * n * k from which products of these arithmetics also read from padded copies operands whose rows load element
+by element (row-major with an odd row stride).
+
+float32 FMA: H100, 2026-11-23 (``bench-results/nvidia-h100/2026-11-23-odd-sizes``, GPU time, copies included): 1025^3,
+1027^3, 1031^3, 1049^3, 1089^3 and 1099^3 at 0.80-0.94 of cuBLAS padded against 0.73-0.87 as they are (from 1025 the
+tiles no longer fit two programs per SM, and element-by-element loads make each program issue-bound); 1001^3 and
+1023^3 lose (0.82-0.84 against 0.89-0.90; again on 2026-11-28 with the copies in one launch: 1001^3 .. 1023^3 71.2-71.8
+us padded against 70.3-70.8), as does 1050^3, whose rows load in 8-byte vectors (0.84 against 0.90).
+
+16-bit: rows of an odd stride start on 2-byte boundaries, which the asynchronous copies that pipeline the K loop
+cannot read (4 bytes at least), so the tiles kernel loaded them element by element into registers between its
+products; only the operands of odd rows are copied (``_tiles_operands``). H100, 2026-11-28
+(``bench-results/nvidia-h100/2026-11-28-odd-16bit``, the lab's measure, bfloat16, us, as they are -> padded,
+cuBLAS): 513^3 34.3 -> 14.7 (19.0), 1001^3 58.3 -> 19.6 (31.8), 1025^3 59.2 -> 20.1 (35.4),
+1999^3 214.2 -> 52.1 (132.2), 1000 x 1000 x 1001 (A's rows odd) 32.6 -> 19.2 (32.0); 255^3 8.4 -> 9.2 (11.4)."""
 
 
 def _padded(a: torch.Tensor, b: torch.Tensor, precision: str) -> bool:
     """Whether ``_launch_tiles`` reads the operands from padded copies (``_tiles_operands``): 2-D products with
-    k > THIN_K from PAD_FROM_WORK, and float32 FMA ones with rows that load element by element from
-    PAD_ODD_FROM_WORK."""
+    k > THIN_K from PAD_FROM_WORK, and float32 FMA and 16-bit ones with rows that load element by element
+    (``_odd_rows``) from their PAD_ODD_FROM_WORK."""
     if a.ndim != 2 or b.ndim != 2:
         return False
     (m, k), n = a.shape, b.shape[1]
     work = m * n * k
-    if k <= THIN_K or work < min(PAD_FROM_WORK, PAD_ODD_FROM_WORK):
+    if k <= THIN_K:
         return False
     if work >= PAD_FROM_WORK:
         return True
-    odd = any(t.stride(1) == 1 and t.stride(0) % 2 == 1 for t in (a, b))
-    return odd and arithmetic(a.dtype, precision) == "ieee"
+    odd = _odd_rows(a) or _odd_rows(b)
+    return odd and work >= PAD_ODD_FROM_WORK.get(arithmetic(a.dtype, precision), PAD_FROM_WORK)
+
+
+def _odd_rows(t: torch.Tensor) -> bool:
+    """Whether the 2-D ``t`` is row-major with an odd row stride: its rows start anywhere in a 16-byte word and load
+    element by element.
+
+    Example:
+        >>> x = torch.empty(5, 7)
+        >>> _odd_rows(x), _odd_rows(x.T), _odd_rows(x[:, :6])
+        (True, False, True)
+    """
+    return t.stride(1) == 1 and t.stride(0) % 2 == 1
 
 
 _WORKSPACES: dict[tuple[torch.device, int, torch.dtype], torch.Tensor] = {}
@@ -452,7 +473,8 @@ def _tiles_operands(a: torch.Tensor, b: torch.Tensor, precision: str) -> tuple[t
     Products that ``_padded`` names: A in rows of K contiguous elements starting on multiples of 16 elements; B
     K-major for TF32 products (wgmma reads 32-bit operands only K-major), else rows of N contiguous elements on
     multiples of 16 elements; a copy of B pads its rows to a multiple of 16 and returns that as load_n, so that the
-    load masks along N come in whole vectors (``_padded_rows``: both copies in one launch where it can). Other TF32
+    load masks along N come in whole vectors (``_padded_rows``: both copies in one launch where it can). 16-bit
+    products padded for their odd rows alone (below PAD_FROM_WORK) copy only the operands of odd rows. Other TF32
     and 3xTF32 products copy what ``_tf32_copies`` says, K-major.
     """
     n = b.shape[-1]
@@ -466,6 +488,8 @@ def _tiles_operands(a: torch.Tensor, b: torch.Tensor, precision: str) -> tuple[t
             b = _aligned_copy(b.T).T
         return a, b, n
     copy_b = not (_rows_aligned(b, 16) and n % 16 == 0)
+    if a.element_size() == 2 and a.shape[0] * n * a.shape[1] < PAD_FROM_WORK:  # padded for its odd rows alone
+        copy_a, copy_b = _odd_rows(a), _odd_rows(b)  # the tensor cores read a 16-bit operand in either order
     a, b = _padded_rows(a, b, copy_a, copy_b)
     return a, b, b.stride(0) if copy_b else n
 
