@@ -107,12 +107,22 @@ def test_registry_names() -> None:
         "nonsquare-k",
         "gemm-targets",
         "gemm-layouts",
+        "gemm-odd",
         "gemm-thin",
         "memory-targets",
         "transpose-inplace",
         "quick",
     }
     assert all(s.name == name for name, s in SUITES.items())
+
+
+def test_odd_suite_has_odd_rows_in_every_mode() -> None:
+    cases = SUITES["gemm-odd"].cases
+    assert {(c.dtype, c.precision) for c in cases} == {
+        ("bfloat16", None), ("float16", None), ("float32", "ieee"), ("float32", "tf32"), ("float64", None)
+    }  # fmt: skip
+    assert all(c.layout is None or c.layout == "row" for c in cases)
+    assert all(c.shape[1] % 2 or c.shape[2] % 2 for c in cases), "an odd row stride (n or k) in every product"
 
 
 def test_inplace_suite_holds_the_issue_5_shapes() -> None:
@@ -156,7 +166,7 @@ def test_suite_is_well_formed(name: str) -> None:
             assert c.precision in (None, *REFINE_MODES) and c.dtype == "float64" and c.cond and c.cond >= 1
         else:
             assert c.precision in (("ieee", "tf32", "tf32x3") if fp32_gemm else (None,)) and c.cond is None
-        ours = ("quick", "gemm-targets", "gemm-layouts")  # the studies' FP32 is "ieee"
+        ours = ("quick", "gemm-targets", "gemm-layouts", "gemm-odd")  # the studies' FP32 is "ieee"
         assert c.precision == "ieee" or not fp32_gemm or name in ours
 
 
