@@ -11,12 +11,12 @@ import densela.kernels.gemm as G
 from densela._launch import multiple_hint
 
 n = int(sys.argv[2]) if len(sys.argv) > 2 else 1015
-bm, bn, bk, warps, stages = 64, 64, 32, 4, 3
+bm, bn, bk, warps, stages = [int(x) for x in (sys.argv[4].split(",") if len(sys.argv) > 4 else (64, 64, 32, 4, 3))]
 fn = G.gemm_tiles_kernel
 ints = (n, n, n, n, 0, n, 1, 0, n, 1, 0, n, 1, 0, n, 1)  # M N K LOAD_N, a b c out (batch, row, col strides)
 values = dict(zip(G.HINTED, ints))
 const = dict(HAS_C=False, SPLIT=False, SUM_CHUNK=1, PRECISION="ieee", ACC_DTYPE=tl.float32, UPCAST=False,
-             INDEX_64=False, HINTS=tuple(multiple_hint(x, 4) for x in ints), INSIDE=True, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
+             INDEX_64=False, HINTS=tuple(multiple_hint(x, 4) for x in ints), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
              GROUP_M=8)
 signature, constexprs, attrs = {}, {}, {}
 for i, name in enumerate(fn.arg_names):
