@@ -487,9 +487,10 @@ def _tiles_operands(a: torch.Tensor, b: torch.Tensor, precision: str) -> tuple[t
         if b.stride(0) != 1 and b.shape[0] > 1 and n > 1:
             b = _aligned_copy(b.T).T
         return a, b, n
-    copy_b = not (_rows_aligned(b, 16) and n % 16 == 0)
     if a.element_size() == 2 and a.shape[0] * n * a.shape[1] < PAD_FROM_WORK:  # padded for its odd rows alone
         copy_a, copy_b = _odd_rows(a), _odd_rows(b)  # the tensor cores read a 16-bit operand in either order
+    else:
+        copy_b = not (_rows_aligned(b, 16) and n % 16 == 0)
     a, b = _padded_rows(a, b, copy_a, copy_b)
     return a, b, b.stride(0) if copy_b else n
 
