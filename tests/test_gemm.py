@@ -228,15 +228,16 @@ ODD_ROWS = [((33, 17, 65), "row", (True, True)), ((35, 32, 65), "row", (True, Fa
     "dtype, precision, shape, a_layout, copied",
     [(torch.float32, "ieee", *case) for case in ODD_ROWS]
     + [(dtype, None, *case) for dtype in (torch.bfloat16, torch.float16)
-       for case in [*ODD_ROWS, ((21, 33, 69), "col", (False, True)), ((24, 32, 69), "col", (False, False))]],
+       for case in [*ODD_ROWS, ((22, 33, 69), "col", (False, True)), ((24, 32, 69), "col", (False, False)),
+                    ((21, 32, 69), "col", (True, False)), ((21, 33, 69), "col", (True, True))]],
 )  # fmt: skip
 def test_odd_rows_copied_in_one_launch(device, monkeypatch, dtype, precision, shape, a_layout, copied):
     """float32 FMA and 16-bit products whose rows load element by element read padded copies (``_padded``), both
     made by one launch of ``copy_rows_kernel`` (``_padded_rows``); an operand whose rows are 16-element aligned (A),
     and whose width is a multiple of 16 (B), read where it is. Row-major operands of odd width have odd strides.
-    16-bit products copy their odd rows alone: the tensor cores read an M-major A (col) where it is, of an odd stride
-    too (the FMA products copy such an A, by a launch of its own); 24 x 32 x 69 with an M-major A has no odd rows and
-    copies nothing."""
+    16-bit products copy their odd strides alone, an M-major A (col) of an odd stride into padded columns in the same
+    launch (the tensor cores read either order), one of an even stride not at all (the FMA products copy such an A
+    into rows, by a launch of its own); 24 x 32 x 69 with an M-major A has no odd strides and copies nothing."""
     m, n, k = shape
     monkeypatch.setitem(GEMM_MODULE.PAD_ODD_FROM_WORK, "ieee", 0)
     monkeypatch.setitem(GEMM_MODULE.PAD_ODD_FROM_WORK, "16-bit", 0)
@@ -258,9 +259,11 @@ def test_odd_rows_copied_in_one_launch(device, monkeypatch, dtype, precision, sh
     for x, x_read, was_copied in ((a, a_read, copied[0]), (b, b_read, copied[1])):
         assert (x_read.data_ptr() != x.data_ptr()) == was_copied
         assert torch.equal(x_read, x)
-        if was_copied:  # whole rows of a multiple of 16, zeros after the items
-            rows = x_read.as_strided((x.shape[0], x_read.stride(0)), (x_read.stride(0), 1))
-            assert x_read.stride(0) % 16 == 0 and not rows[:, x.shape[1] :].any()
+        if was_copied:  # whole rows (columns, as x is laid out) of a multiple of 16, zeros after the items
+            lines = x_read if x.stride(1) == 1 else x_read.T
+            rows = lines.as_strided((lines.shape[0], lines.stride(0)), (lines.stride(0), 1))
+            assert (x_read.stride(1) == 1) == (x.stride(1) == 1), "the copy keeps the operand's order"
+            assert lines.stride(0) % 16 == 0 and not rows[:, lines.shape[1] :].any()
 
 
 @pytest.mark.parametrize("a_layout", ["row", "col"])
@@ -334,7 +337,9 @@ def test_odd_rows_are_padded_from_their_own_work(monkeypatch):
     assert not pads(127, torch.bfloat16) and not pads(130, torch.float16), "16-bit: from its own work, odd rows"
     assert not pads(1025, k=64) and not pads(1025, torch.bfloat16, k=63), "a thin K is never padded"
     col = torch.empty(130, 129, dtype=torch.bfloat16).T  # 129 x 130, column-major, columns of an odd stride
-    assert not GEMM_MODULE._padded(col, torch.empty(130, 130, dtype=torch.bfloat16), "ieee"), "odd rows alone"
+    assert GEMM_MODULE._padded(col, torch.empty(130, 130, dtype=torch.bfloat16), "ieee"), "16-bit: odd columns too"
+    col32 = torch.empty(130, 129).T
+    assert not GEMM_MODULE._padded(col32, torch.empty(130, 130), "ieee"), "float32 FMA: odd rows alone"
     assert GEMM_MODULE._padded(torch.empty(2048, 2048), torch.empty(2048, 2048), "tf32"), "PAD_FROM_WORK pads all"
 
 

@@ -349,7 +349,7 @@ def _launch_tiles(
     m, k = a.shape[-2:]
     n = b.shape[-1]
     batch = out.shape[0] if out.ndim == 3 else 1
-    a, b, load_n = _tiles_operands(a, b, precision)
+    a, b, load_m, load_n = _tiles_operands(a, b, precision)
     split = max(1, min(cfg.split_k, cdiv(k, cfg.block_k)))
     tiles = cfg.tiles(m, n)
     acc_dtype = _ACC_DTYPE[a.dtype]
@@ -364,7 +364,7 @@ def _launch_tiles(
         count = min(MAX_GRID_Y, batch - start)
         pa, pb, po = (_batch_part(t, start, count) for t in (a, b, out))
         pc = po if c is None else _batch_part(c, start, count)
-        ints = (m, n, k, load_n, *_batched(pa), *_batched(pb), *_batched(pc), *_batched(po))
+        ints = (m, n, k, load_m, load_n, *_batched(pa), *_batched(pb), *_batched(pc), *_batched(po))
         _TILES((tiles, count, split),
             pa, pb, pc, po, parts, counts,
             *ints,
@@ -395,9 +395,10 @@ copies cost two passes over the operands and two more launches, and buy full-wid
 H200 (runs of 2026-11-22): 2500^3 float32 went from 0.51 to 0.65 of cuBLAS with them, while at
 N = 1025..1100 they made the product 20-50% slower than N = 1001..1016 without them."""
 
-PAD_ODD_FROM_WORK = {"ieee": 1025**3, "16-bit": 512**3}
+PAD_ODD_FROM_WORK = {"ieee": 1025**3, "16-bit": 256**3}
 """m * n * k from which products of these arithmetics also read from padded copies operands whose rows load element
-by element (row-major with an odd row stride).
+by element (``_odd_rows``: row-major with an odd row stride; for 16-bit products column-major with an odd column
+stride too).
 
 float32 FMA: H100, 2026-11-23 (``bench-results/nvidia-h100/2026-11-23-odd-sizes``, GPU time, copies included): 1025^3,
 1027^3, 1031^3, 1049^3, 1089^3 and 1099^3 at 0.80-0.94 of cuBLAS padded against 0.73-0.87 as they are (from 1025 the
@@ -405,12 +406,17 @@ tiles no longer fit two programs per SM, and element-by-element loads make each 
 1023^3 lose (0.82-0.84 against 0.89-0.90; again on 2026-11-28 with the copies in one launch: 1001^3 .. 1023^3 71.2-71.8
 us padded against 70.3-70.8), as does 1050^3, whose rows load in 8-byte vectors (0.84 against 0.90).
 
-16-bit: rows of an odd stride start on 2-byte boundaries, which the asynchronous copies that pipeline the K loop
-cannot read (4 bytes at least), so the tiles kernel loaded them element by element into registers between its
-products; only the operands of odd rows are copied (``_tiles_operands``). H100, 2026-11-28
-(``bench-results/nvidia-h100/2026-11-28-odd-16bit``, the lab's measure, bfloat16, us, as they are -> padded,
-cuBLAS): 513^3 34.3 -> 14.7 (19.0), 1001^3 58.3 -> 19.6 (31.8), 1025^3 59.2 -> 20.1 (35.4),
-1999^3 214.2 -> 52.1 (132.2), 1000 x 1000 x 1001 (A's rows odd) 32.6 -> 19.2 (32.0); 255^3 8.4 -> 9.2 (11.4)."""
+16-bit: rows (columns) of an odd stride start on 2-byte boundaries, which the asynchronous copies that pipeline the
+K loop cannot read (4 bytes at least), so the tiles kernel loaded them element by element into registers between its
+products; only the operands of odd strides are copied, each as it is laid out (``_tiles_operands``). H100,
+2026-11-28 (``bench-results/nvidia-h100/2026-11-28-odd-16bit``, the lab's measure, bfloat16 row-major, us, as they
+are -> padded, cuBLAS): 513^3 34.3 -> 14.7 (19.0), 1001^3 58.3 -> 19.6 (31.8), 1025^3 59.2 -> 20.1 (35.4),
+1999^3 214.2 -> 52.1 (132.2), 1000 x 1000 x 1001 (A's rows odd) 32.6 -> 19.2 (32.0); 255^3 8.4 -> 9.2 (11.4). H200,
+2026-11-28 (``bench-results/nvidia-h200/2026-11-28-odd-columns``, same measure): odd columns too, bfloat16 1001^3
+nt 42.3 -> 21.6 (33.6), tn 44.3 -> 17.9 (29.3), tt 77.3 -> 19.2 (33.2), 513^3 tt 44.8 -> 14.8 (19.3); float16 from
+any size (call 2) 257^3 nn 9.6 / 9.8 and tt 15.7 -> 12.1, 255^3 nn 8.7 -> 9.3, 201^3 8.5 -> 9.5, 129^3 7.9 -> 8.5
+(the copy's launch costs more than it saves), hence 256^3; bfloat16 from 256^3 (call 1): 321^3 19.0 -> 10.5, 449^3
+25.1 -> 12.4, 511^3 27.2 -> 11.9 (cuBLAS 12.8-15.6)."""
 
 
 def _padded(a: torch.Tensor, b: torch.Tensor, precision: str) -> bool:
@@ -425,19 +431,22 @@ def _padded(a: torch.Tensor, b: torch.Tensor, precision: str) -> bool:
         return False
     if work >= PAD_FROM_WORK:
         return True
-    odd = _odd_rows(a) or _odd_rows(b)
-    return odd and work >= PAD_ODD_FROM_WORK.get(arithmetic(a.dtype, precision), PAD_FROM_WORK)
+    arith = arithmetic(a.dtype, precision)
+    odd = _odd_rows(a, arith) or _odd_rows(b, arith)
+    return odd and work >= PAD_ODD_FROM_WORK.get(arith, PAD_FROM_WORK)
 
 
-def _odd_rows(t: torch.Tensor) -> bool:
-    """Whether the 2-D ``t`` is row-major with an odd row stride: its rows start anywhere in a 16-byte word and load
-    element by element.
+def _odd_rows(t: torch.Tensor, arith: str) -> bool:
+    """Whether the 2-D ``t`` is row-major with an odd row stride (its rows start anywhere in a 16-byte word and load
+    element by element), or for a 16-bit product (``arith``) column-major with an odd column stride too.
 
     Example:
         >>> x = torch.empty(5, 7)
-        >>> _odd_rows(x), _odd_rows(x.T), _odd_rows(x[:, :6])
-        (True, False, True)
+        >>> _odd_rows(x, "ieee"), _odd_rows(x.T, "ieee"), _odd_rows(x.T, "16-bit"), _odd_rows(x[:, :6], "ieee")
+        (True, False, True, True)
     """
+    if arith == "16-bit" and t.stride(0) == 1:
+        t = t.T
     return t.stride(1) == 1 and t.stride(0) % 2 == 1
 
 
@@ -467,32 +476,37 @@ def _split_workspace(
     return parts, counters
 
 
-def _tiles_operands(a: torch.Tensor, b: torch.Tensor, precision: str) -> tuple[torch.Tensor, torch.Tensor, int]:
-    """(a, b, load_n) as the tiles kernel reads them fastest, copying an operand that is not.
+def _tiles_operands(a: torch.Tensor, b: torch.Tensor, precision: str) -> tuple[torch.Tensor, torch.Tensor, int, int]:
+    """(a, b, load_m, load_n) as the tiles kernel reads them fastest, copying an operand that is not.
 
     Products that ``_padded`` names: A in rows of K contiguous elements starting on multiples of 16 elements; B
     K-major for TF32 products (wgmma reads 32-bit operands only K-major), else rows of N contiguous elements on
     multiples of 16 elements; a copy of B pads its rows to a multiple of 16 and returns that as load_n, so that the
     load masks along N come in whole vectors (``_padded_rows``: both copies in one launch where it can). 16-bit
-    products padded for their odd rows alone (below PAD_FROM_WORK) copy only the operands of odd rows. Other TF32
-    and 3xTF32 products copy what ``_tf32_copies`` says, K-major.
+    products padded for their odd strides alone (below PAD_FROM_WORK) copy only the operands of odd strides, each
+    into padded rows or, column-major, padded columns (the tensor cores read either order), in one launch; an M-major
+    A's copy returns its padded columns as load_m. Other TF32 and 3xTF32 products copy what ``_tf32_copies`` says,
+    K-major. load_m and load_n are m and n where nothing is padded along them.
     """
-    n = b.shape[-1]
+    m, n = a.shape[-2], b.shape[-1]
     if not _padded(a, b, precision):
         copy_a, copy_b = _tf32_copies(a, b, precision)
-        return _aligned_copy(a) if copy_a else a, _aligned_copy(b.T).T if copy_b else b, n
+        return _aligned_copy(a) if copy_a else a, _aligned_copy(b.T).T if copy_b else b, m, n
     copy_a = not _rows_aligned(a, 16)
     if precision in ("tf32", "tf32x3"):
         a = _aligned_copy(a, 16) if copy_a else a
         if b.stride(0) != 1 and b.shape[0] > 1 and n > 1:
             b = _aligned_copy(b.T).T
-        return a, b, n
-    if a.element_size() == 2 and a.shape[0] * n * a.shape[1] < PAD_FROM_WORK:  # padded for its odd rows alone
-        copy_a, copy_b = _odd_rows(a), _odd_rows(b)  # the tensor cores read a 16-bit operand in either order
-    else:
-        copy_b = not (_rows_aligned(b, 16) and n % 16 == 0)
+        return a, b, m, n
+    if a.element_size() == 2 and m * n * a.shape[1] < PAD_FROM_WORK:  # padded for its odd strides alone
+        a_t, b_t = a.stride(1) != 1, b.stride(1) != 1  # copied as their transposes' rows, and stay as they are
+        copy_a, copy_b = _odd_rows(a, "16-bit"), _odd_rows(b, "16-bit")
+        a_rows, b_rows = _padded_rows(a.T if a_t else a, b.T if b_t else b, copy_a, copy_b)
+        a, b = a_rows.T if a_t else a_rows, b_rows.T if b_t else b_rows
+        return a, b, a.stride(1) if copy_a and a_t else m, b.stride(0) if copy_b and not b_t else n
+    copy_b = not (_rows_aligned(b, 16) and n % 16 == 0)
     a, b = _padded_rows(a, b, copy_a, copy_b)
-    return a, b, b.stride(0) if copy_b else n
+    return a, b, m, b.stride(0) if copy_b else n
 
 
 PAD_COPY_TILE = TileConfig(32, 128, 4)

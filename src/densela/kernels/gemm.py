@@ -57,7 +57,7 @@ def store_tile(
 @triton.jit
 def gemm_tiles_kernel(
     a_ptr, b_ptr, c_ptr, out_ptr, part_ptr, count_ptr,
-    M, N, K, LOAD_N,
+    M, N, K, LOAD_M, LOAD_N,
     stride_ab, stride_am, stride_ak,
     stride_bb, stride_bk, stride_bn,
     stride_cb, stride_cm, stride_cn,
@@ -76,9 +76,10 @@ def gemm_tiles_kernel(
 ):  # fmt: skip
     """One program computes one BLOCK_M x BLOCK_N tile of ``out`` for batch entry ``program_id(1)``.
 
-    Loads are bounded by M x LOAD_N, stores by M x N: a padded operand copy (rows of a multiple of 16
-    elements) sets LOAD_N past N, so that the masks along its contiguous axis come in whole vectors; what
-    the padding adds lands only in columns that are not stored. The K loop runs over whole BLOCK_K blocks
+    Loads are bounded by LOAD_M x LOAD_N, stores by M x N: a padded operand copy (B's rows, or an M-major A's
+    columns, of a multiple of 16 elements) sets LOAD_N (LOAD_M) past N (M), so that the masks along its
+    contiguous axis come in whole vectors; what the padding adds lands only in rows and columns that are not
+    stored. The K loop runs over whole BLOCK_K blocks
     without a K mask and ends with one masked block when BLOCK_K does not divide K.
 
     ``HINTS`` gives, for the sizes and strides in the order of ``HINTED``, a number of elements each is a
@@ -96,13 +97,14 @@ def gemm_tiles_kernel(
     wrongly). ``INDEX_64`` widens offsets when an operand spans more than 2**31 elements.
     """
     wait_for_previous()
-    (M, N, K, LOAD_N, stride_ab, stride_am, stride_ak, stride_bb, stride_bk, stride_bn, stride_cb, stride_cm,
-     stride_cn, stride_ob, stride_om, stride_on) = (
-        multiple(M, HINTS[0]), multiple(N, HINTS[1]), multiple(K, HINTS[2]), multiple(LOAD_N, HINTS[3]),
-        multiple(stride_ab, HINTS[4]), multiple(stride_am, HINTS[5]), multiple(stride_ak, HINTS[6]),
-        multiple(stride_bb, HINTS[7]), multiple(stride_bk, HINTS[8]), multiple(stride_bn, HINTS[9]),
-        multiple(stride_cb, HINTS[10]), multiple(stride_cm, HINTS[11]), multiple(stride_cn, HINTS[12]),
-        multiple(stride_ob, HINTS[13]), multiple(stride_om, HINTS[14]), multiple(stride_on, HINTS[15]),
+    (M, N, K, LOAD_M, LOAD_N, stride_ab, stride_am, stride_ak, stride_bb, stride_bk, stride_bn, stride_cb,
+     stride_cm, stride_cn, stride_ob, stride_om, stride_on) = (
+        multiple(M, HINTS[0]), multiple(N, HINTS[1]), multiple(K, HINTS[2]), multiple(LOAD_M, HINTS[3]),
+        multiple(LOAD_N, HINTS[4]), multiple(stride_ab, HINTS[5]), multiple(stride_am, HINTS[6]),
+        multiple(stride_ak, HINTS[7]), multiple(stride_bb, HINTS[8]), multiple(stride_bk, HINTS[9]),
+        multiple(stride_bn, HINTS[10]), multiple(stride_cb, HINTS[11]), multiple(stride_cm, HINTS[12]),
+        multiple(stride_cn, HINTS[13]), multiple(stride_ob, HINTS[14]), multiple(stride_om, HINTS[15]),
+        multiple(stride_on, HINTS[16]),
     )  # fmt: skip
     pid = tl.program_id(0)
     batch = tl.program_id(1)
@@ -130,7 +132,7 @@ def gemm_tiles_kernel(
         # a stride Triton specialized to the constant 1 is a Python int: widen through an int64 tensor
         step_a = tl.full((), BLOCK_K, tl.int64) * stride_ak
         step_b = tl.full((), BLOCK_K, tl.int64) * stride_bk
-    mask_m = offs_m[:, None] < M
+    mask_m = offs_m[:, None] < LOAD_M
     mask_n = offs_n[None, :] < LOAD_N
     a_ptrs = a_ptr + batch * stride_ab + k_first * step_a + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
     b_ptrs = b_ptr + batch * stride_bb + k_first * step_b + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
@@ -170,8 +172,8 @@ def gemm_tiles_kernel(
                    alpha, beta, HAS_C, ACC_DTYPE)  # fmt: skip
 
 
-HINTED = ("M", "N", "K", "LOAD_N", "stride_ab", "stride_am", "stride_ak", "stride_bb", "stride_bk", "stride_bn",
-          "stride_cb", "stride_cm", "stride_cn", "stride_ob", "stride_om", "stride_on")  # fmt: skip
+HINTED = ("M", "N", "K", "LOAD_M", "LOAD_N", "stride_ab", "stride_am", "stride_ak", "stride_bb", "stride_bk",
+          "stride_bn", "stride_cb", "stride_cm", "stride_cn", "stride_ob", "stride_om", "stride_on")  # fmt: skip
 """The runtime integers of ``gemm_tiles_kernel`` that its ``HINTS`` describe, in order."""
 
 
