@@ -321,20 +321,23 @@ def test_tf32_operands_reach_the_tiles_kernel_k_major(device, monkeypatch, preci
 
 
 def test_odd_rows_are_padded_from_their_own_work(monkeypatch):
-    """float32 FMA and 16-bit products whose rows load element by element (an odd row stride) read padded copies from
-    their arithmetic's PAD_ODD_FROM_WORK, below PAD_FROM_WORK; rows of an even stride, other arithmetic, smaller
+    """float32 FMA, 16-bit and TF32 products whose rows load element by element (an odd row stride) read padded
+    copies from their arithmetic's PAD_ODD_FROM_WORK, below PAD_FROM_WORK; rows of an even stride, float64, smaller
     products and a thin K do not."""
     monkeypatch.setitem(GEMM_MODULE.PAD_ODD_FROM_WORK, "ieee", 65**3)
     monkeypatch.setitem(GEMM_MODULE.PAD_ODD_FROM_WORK, "16-bit", 129**3)
+    monkeypatch.setitem(GEMM_MODULE.PAD_ODD_FROM_WORK, "tf32", 97**3)
 
     def pads(n: int, dtype: torch.dtype = torch.float32, precision: str = "ieee", k: int | None = None) -> bool:
         k = k or n
         return GEMM_MODULE._padded(torch.empty(n, k, dtype=dtype), torch.empty(k, n, dtype=dtype), precision)
 
     assert pads(65) and pads(101) and pads(100, k=101)
-    assert not pads(63) and not pads(66) and not pads(101, precision="tf32") and not pads(101, torch.float64)
+    assert not pads(63) and not pads(66) and not pads(101, precision="tf32x3") and not pads(101, torch.float64)
     assert pads(129, torch.bfloat16) and pads(129, torch.float16) and pads(128, torch.bfloat16, k=135)
     assert not pads(127, torch.bfloat16) and not pads(130, torch.float16), "16-bit: from its own work, odd rows"
+    assert pads(97, precision="tf32") and not pads(95, precision="tf32") and not pads(98, precision="tf32")
+    assert not pads(1001, torch.float64), "float64 has no threshold of its own: PAD_FROM_WORK"
     assert not pads(1025, k=64) and not pads(1025, torch.bfloat16, k=63), "a thin K is never padded"
     col = torch.empty(130, 129, dtype=torch.bfloat16).T  # 129 x 130, column-major, columns of an odd stride
     assert GEMM_MODULE._padded(col, torch.empty(130, 130, dtype=torch.bfloat16), "ieee"), "16-bit: odd columns too"

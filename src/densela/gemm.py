@@ -395,7 +395,7 @@ copies cost two passes over the operands and two more launches, and buy full-wid
 H200 (runs of 2026-11-22): 2500^3 float32 went from 0.51 to 0.65 of cuBLAS with them, while at
 N = 1025..1100 they made the product 20-50% slower than N = 1001..1016 without them."""
 
-PAD_ODD_FROM_WORK = {"ieee": 1025**3, "16-bit": 256**3}
+PAD_ODD_FROM_WORK = {"ieee": 1025**3, "16-bit": 256**3, "tf32": 1201**3, "tf32x3": 1401**3}
 """m * n * k from which products of these arithmetics also read from padded copies operands whose rows load element
 by element (``_odd_rows``: row-major with an odd row stride; for 16-bit products column-major with an odd column
 stride too).
@@ -416,7 +416,15 @@ are -> padded, cuBLAS): 513^3 34.3 -> 14.7 (19.0), 1001^3 58.3 -> 19.6 (31.8), 1
 nt 42.3 -> 21.6 (33.6), tn 44.3 -> 17.9 (29.3), tt 77.3 -> 19.2 (33.2), 513^3 tt 44.8 -> 14.8 (19.3); float16 from
 any size (call 2) 257^3 nn 9.6 / 9.8 and tt 15.7 -> 12.1, 255^3 nn 8.7 -> 9.3, 201^3 8.5 -> 9.5, 129^3 7.9 -> 8.5
 (the copy's launch costs more than it saves), hence 256^3; bfloat16 from 256^3 (call 1): 321^3 19.0 -> 10.5, 449^3
-25.1 -> 12.4, 511^3 27.2 -> 11.9 (cuBLAS 12.8-15.6)."""
+25.1 -> 12.4, 511^3 27.2 -> 11.9 (cuBLAS 12.8-15.6).
+
+TF32 and 3xTF32: A copied into padded rows, B into padded K-major rows (as ``_tiles_operands`` copies them from
+PAD_FROM_WORK). H200, 2026-11-28 (``bench-results/nvidia-h200/2026-11-28-odd-columns``, calls 3-4, the lab's measure,
+row-major, us, as they are -> padded): TF32 1201^3 48.4 -> 41.6, 1401^3 54.5 -> 45.6, 1601^3 99.1 -> 84.5, 1801^3
+114.1 -> 102.6, 1999^3 138.0 -> 108.7 (cuBLAS 150.7), 1999 x 1999 x 1001 74.6 -> 62.4, but 1001^3 40.8 -> 58.6,
+1000 x 1001 x 1000 27.9 -> 54.7, 769^3 33.7 / 31.9, 513^3 28.6 -> 60.2; 3xTF32 1401^3 124.1 -> 117.1, 1601^3 257.7
+-> 208.9, 1999^3 328.3 -> 267.5, but 1201^3 104.2 -> 114.5, 1001^3 68.8 / 68.1. float64 gains nothing from them
+(1999^3 441.4 / 431.8, 1001^3 63.6 -> 66.8, 513^3 23.8 -> 28.4), and is not padded below PAD_FROM_WORK."""
 
 
 def _padded(a: torch.Tensor, b: torch.Tensor, precision: str) -> bool:
