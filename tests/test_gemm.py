@@ -320,6 +320,26 @@ def test_tf32_operands_reach_the_tiles_kernel_k_major(device, monkeypatch, preci
     assert seen and all(sb[-2] == 1 and (sa[-1] == 1) == a_k_major for sa, sb in seen), f"strides at the kernel: {seen}"
 
 
+@pytest.mark.parametrize("n, copied", [(23, True), (24, False)])
+def test_tf32x3_odd_b_rows_copied_k_major(device, monkeypatch, n, copied):
+    """A 3xTF32 product below TF32_COPY_FROM_WORK copies a row-major B K-major where its rows have an odd stride
+    (``TF32X3_ODD_B_COPY_FROM_WORK``), and reads it in place where they have an even one; results as the reference."""
+    monkeypatch.setattr(GEMM_MODULE, "TF32X3_ODD_B_COPY_FROM_WORK", 0)
+    monkeypatch.setattr(GEMM_MODULE, "TF32_COPY_MIN_SIDE", 1)
+    monkeypatch.setattr(GEMM_MODULE, "gemm_config", lambda *args, **kw: densela.tuning.GemmConfig(16, 16, 16, 4, 1, 1))
+    seen = []
+    real = GEMM_MODULE._TILES
+    monkeypatch.setattr(GEMM_MODULE, "_TILES", lambda grid, a, b, *rest, **kw: seen.append(b.stride())
+                        or real(grid, a, b, *rest, **kw))  # fmt: skip
+    m, k = 19, 37
+    assert m * n * k < GEMM_MODULE.TF32_COPY_FROM_WORK
+    a, b = make((m, k), torch.float32, device), make((k, n), torch.float32, device)
+    out = poisoned((m, n), torch.float32, device)
+    dl.gemm(a, b, out=out, precision="tf32x3")
+    check(out, a, b, precision="tf32x3", what=f"{m} x {n} x {k}")
+    assert seen and all((sb[0] == 1) == copied for sb in seen), f"B's strides at the kernel: {seen}"
+
+
 def test_odd_rows_are_padded_from_their_own_work(monkeypatch):
     """float32 FMA, 16-bit and TF32 products whose rows load element by element (an odd row stride) read padded
     copies from their arithmetic's PAD_ODD_FROM_WORK, below PAD_FROM_WORK; rows of an even stride, float64, smaller

@@ -292,6 +292,11 @@ from shared memory K-major only, and with an N-major B or an M-major A the produ
 2026-11-26, ``bench-results/nvidia-h100/2026-11-26-fma-layouts``, lab ``gemm-layouts``: 2000^3 TF32 218.8 us with B
 N-major, 374.2 with A M-major too, against 62.8 with both K-major, and 79.9 and 93.4 with the copies; 640^3 25.7
 against 15.5; 512^3 within 10% without copies)."""
+TF32X3_ODD_B_COPY_FROM_WORK = 512**3
+"""m * n * k from which a 3xTF32 product below TF32_COPY_FROM_WORK copies B K-major where its rows have an odd stride
+(``_odd_rows``). H200, 2026-11-28 (``bench-results/nvidia-h200/2026-11-28-odd-columns/call8-tf32x3.log``, the lab's
+measure, us, as it is -> copied): 513^3 83.3 -> 32.9, 513 x 513 x 512 59.2 -> 20.6, 577^3 93.9 -> 35.8 (cuBLAS SGEMM
+19.5-19.7 at 513); 385^3 20.6 -> 24.2, and products without odd rows lose by the copy (512^3 13.8 -> 17.5)."""
 TF32_COPY_MIN_SIDE = 128
 """An operand is copied only where the product's other output side is at least this long (B: m, A: n), so that the
 copy's items are at most a 128th of the product's multiply-adds: 64 x 4096 x 4096 TF32 with its 4096 x 4096 B copied
@@ -301,18 +306,23 @@ took 88.1 us against 57.1 without."""
 def _tf32_copies(a: torch.Tensor, b: torch.Tensor, precision: str) -> tuple[bool, bool]:
     """Whether the tiles kernel's 2-D TF32 or 3xTF32 product ``a @ b`` first copies (A, B) K-major: an N-major B in
     both, an M-major A in TF32 only (3xTF32 on the tiles kernel ran as fast with it: 1000^3 43.3 us either way,
-    49.4 with the copy), from ``TF32_COPY_FROM_WORK`` and ``TF32_COPY_MIN_SIDE``.
+    49.4 with the copy), from ``TF32_COPY_FROM_WORK`` and ``TF32_COPY_MIN_SIDE``; for 3xTF32 an N-major B with rows
+    of an odd stride from ``TF32X3_ODD_B_COPY_FROM_WORK``.
 
     Example:
         >>> x = torch.empty(1024, 1024)
         >>> _tf32_copies(x, x, "tf32"), _tf32_copies(x.T, x.T, "tf32"), _tf32_copies(x.T, x, "tf32x3")
         ((False, True), (True, False), (False, True))
+        >>> y, z = torch.empty(513, 513), torch.empty(512, 512)  # rows of an odd stride, of an even one
+        >>> _tf32_copies(y, y, "tf32x3"), _tf32_copies(y, y, "tf32"), _tf32_copies(z, z, "tf32x3")
+        ((False, True), (False, False), (False, False))
     """
     if a.ndim != 2 or b.ndim != 2 or a.dtype != torch.float32 or precision not in ("tf32", "tf32x3"):
         return False, False
     (m, k), n = a.shape, b.shape[1]
     if m * n * k < TF32_COPY_FROM_WORK:
-        return False, False
+        odd_b = precision == "tf32x3" and m * n * k >= TF32X3_ODD_B_COPY_FROM_WORK and _odd_rows(b, precision)
+        return False, odd_b and m >= TF32_COPY_MIN_SIDE
     copy_a = precision == "tf32" and a.stride(1) != 1 and n >= TF32_COPY_MIN_SIDE
     return copy_a, b.stride(0) != 1 and m >= TF32_COPY_MIN_SIDE
 
