@@ -118,11 +118,15 @@ def test_registry_names() -> None:
 
 def test_odd_suite_has_odd_rows_in_every_mode() -> None:
     cases = SUITES["gemm-odd"].cases
-    assert {(c.dtype, c.precision) for c in cases} == {
-        ("bfloat16", None), ("float16", None), ("float32", "ieee"), ("float32", "tf32"), ("float64", None)
+    modes = {(c.dtype, c.precision) for c in cases}
+    assert modes == {
+        ("bfloat16", None), ("float16", None), ("float32", "ieee"), ("float32", "tf32"), ("float32", "tf32x3"),
+        ("float64", None)
     }  # fmt: skip
-    assert all(c.layout is None or c.layout == "row" for c in cases)
     assert all(c.shape[1] % 2 or c.shape[2] % 2 for c in cases), "an odd row stride (n or k) in every product"
+    for mode in modes:  # row-major operands, and the three other transposition states at 1001^3
+        layouts = {c.layout for c in cases if (c.dtype, c.precision) == mode}
+        assert layouts == {"row", "nt", "tn", "tt"}, (mode, layouts)
 
 
 def test_inplace_suite_holds_the_issue_5_shapes() -> None:

@@ -258,7 +258,10 @@ _ALL_GEMM_MODES = (
 _LAYOUT_GEMM_MODES = (("float32", "ieee"), ("float32", "tf32"), ("bfloat16", None), ("float64", None))
 _LAYOUT_SHAPES = [(n, n, n) for n in (256, 512, 1000, 2000)] + [(64, 4096, 4096), (4096, 64, 4096)]
 _SMALL_GEMM_MODES = (("float32", "ieee"), ("bfloat16", None), ("float64", None))
-_ODD_GEMM_MODES = (("bfloat16", None), ("float16", None), ("float32", "ieee"), ("float32", "tf32"), ("float64", None))
+_ODD_GEMM_MODES = (
+    ("bfloat16", None), ("float16", None), ("float32", "ieee"), ("float32", "tf32"), ("float32", "tf32x3"),
+    ("float64", None),
+)  # fmt: skip
 _ODD_SHAPES = [(n, n, n) for n in (513, 1001, 1999)] + [(1000, 1000, 1001), (1000, 1001, 1000)]
 _THIN = [
     *_TNL_GEMM["thin-1"][2],
@@ -459,10 +462,14 @@ _SUITES = [
         name="gemm-odd",
         description=(
             "GEMM on sizes whose rows have an odd stride (513^3, 1001^3, 1999^3, and one odd side of 1000^3), "
-            "row-major operands, in 16-bit, float32 (FMA and TF32) and float64, against cuBLAS"
+            "row-major operands, and 1001^3 in the other three transposition states, in 16-bit, float32 (FMA, TF32 "
+            "and 3xTF32) and float64, against cuBLAS"
         ),
         source="densela (issue 4)",
-        cases=tuple(Case("gemm", shape, d, p) for d, p in _ODD_GEMM_MODES for shape in _ODD_SHAPES),
+        cases=tuple(
+            [Case("gemm", shape, d, p) for d, p in _ODD_GEMM_MODES for shape in _ODD_SHAPES]
+            + [Case("gemm", (1001, 1001, 1001), d, p, t) for d, p in _ODD_GEMM_MODES for t in ("nt", "tn", "tt")]
+        ),
         providers=("densela", "cublas"),
         base="cublas",
     ),
