@@ -79,8 +79,8 @@ def gemm_tiles_kernel(
     Loads are bounded by LOAD_M x LOAD_N, stores by M x N: a padded operand copy (B's rows, or an M-major A's
     columns, of a multiple of 16 elements) sets LOAD_N (LOAD_M) past N (M), so that the masks along its
     contiguous axis come in whole vectors; what the padding adds lands only in rows and columns that are not
-    stored. The K loop runs over whole BLOCK_K blocks
-    without a K mask and ends with one masked block when BLOCK_K does not divide K.
+    stored. The K loop runs over whole BLOCK_K blocks without a K mask and ends with one masked block when
+    BLOCK_K does not divide K.
 
     ``HINTS`` gives, for the sizes and strides in the order of ``HINTED``, a number of elements each is a
     multiple of (1: nothing known). Triton only learns by itself whether an integer is a multiple of 16;
