@@ -241,6 +241,7 @@ def test_odd_rows_copied_in_one_launch(device, monkeypatch, dtype, precision, sh
     m, n, k = shape
     monkeypatch.setitem(GEMM_MODULE.PAD_ODD_FROM_WORK, "ieee", 0)
     monkeypatch.setitem(GEMM_MODULE.PAD_ODD_FROM_WORK, "16-bit", 0)
+    monkeypatch.setattr(GEMM_MODULE, "COPY_MIN_SIDE", 1)
     launches, seen = [], []
     real_rows, real_tiles = GEMM_MODULE._COPY_ROWS, GEMM_MODULE._TILES
     monkeypatch.setattr(GEMM_MODULE, "_COPY_ROWS", lambda *args, **kw: launches.append(args) or real_rows(*args, **kw))
@@ -299,7 +300,7 @@ def test_tf32_operands_reach_the_tiles_kernel_k_major(device, monkeypatch, preci
     """TF32 products on the tiles kernel get both operands K-major (copies of the others), 3xTF32 ones a K-major B;
     results as the reference, the operands untouched."""
     monkeypatch.setattr(GEMM_MODULE, "TF32_COPY_FROM_WORK", 0)
-    monkeypatch.setattr(GEMM_MODULE, "TF32_COPY_MIN_SIDE", 1)
+    monkeypatch.setattr(GEMM_MODULE, "COPY_MIN_SIDE", 1)
     cfg = densela.tuning.GemmConfig(16, 16, 16, 4, 1, 1)
     monkeypatch.setattr(GEMM_MODULE, "gemm_config", lambda *args, **kw: cfg)
     seen = []
@@ -325,7 +326,7 @@ def test_tf32x3_odd_b_rows_copied_k_major(device, monkeypatch, n, copied):
     """A 3xTF32 product below TF32_COPY_FROM_WORK copies a row-major B K-major where its rows have an odd stride
     (``TF32X3_ODD_B_COPY_FROM_WORK``), and reads it in place where they have an even one; results as the reference."""
     monkeypatch.setattr(GEMM_MODULE, "TF32X3_ODD_B_COPY_FROM_WORK", 0)
-    monkeypatch.setattr(GEMM_MODULE, "TF32_COPY_MIN_SIDE", 1)
+    monkeypatch.setattr(GEMM_MODULE, "COPY_MIN_SIDE", 1)
     monkeypatch.setattr(GEMM_MODULE, "gemm_config", lambda *args, **kw: densela.tuning.GemmConfig(16, 16, 16, 4, 1, 1))
     seen = []
     real = GEMM_MODULE._TILES
@@ -343,10 +344,11 @@ def test_tf32x3_odd_b_rows_copied_k_major(device, monkeypatch, n, copied):
 def test_odd_rows_are_padded_from_their_own_work(monkeypatch):
     """float32 FMA, 16-bit and TF32 products whose rows load element by element (an odd row stride) read padded
     copies from their arithmetic's PAD_ODD_FROM_WORK, below PAD_FROM_WORK; rows of an even stride, float64, smaller
-    products and a thin K do not."""
+    products, a thin K and odd rows that fewer than COPY_MIN_SIDE output columns (rows) read do not."""
     monkeypatch.setitem(GEMM_MODULE.PAD_ODD_FROM_WORK, "ieee", 65**3)
     monkeypatch.setitem(GEMM_MODULE.PAD_ODD_FROM_WORK, "16-bit", 129**3)
     monkeypatch.setitem(GEMM_MODULE.PAD_ODD_FROM_WORK, "tf32", 97**3)
+    monkeypatch.setattr(GEMM_MODULE, "COPY_MIN_SIDE", 64)
 
     def pads(n: int, dtype: torch.dtype = torch.float32, precision: str = "ieee", k: int | None = None) -> bool:
         k = k or n
@@ -359,6 +361,10 @@ def test_odd_rows_are_padded_from_their_own_work(monkeypatch):
     assert pads(97, precision="tf32") and not pads(95, precision="tf32") and not pads(98, precision="tf32")
     assert not pads(1001, torch.float64), "float64 has no threshold of its own: PAD_FROM_WORK"
     assert not pads(1025, k=64) and not pads(1025, torch.bfloat16, k=63), "a thin K is never padded"
+    for dtype in (torch.float32, torch.bfloat16):  # odd rows read by fewer than COPY_MIN_SIDE output columns (rows)
+        a, b = torch.empty(200, 201, dtype=dtype), torch.empty(201, 62, dtype=dtype)
+        assert not GEMM_MODULE._padded(a, b, "ieee") and not GEMM_MODULE._padded(b.T, a.T, "ieee"), dtype
+        assert not GEMM_MODULE._padded(a, torch.empty(201, 1, dtype=dtype), "ieee"), "a matrix-vector product"
     col = torch.empty(130, 129, dtype=torch.bfloat16).T  # 129 x 130, column-major, columns of an odd stride
     assert GEMM_MODULE._padded(col, torch.empty(130, 130, dtype=torch.bfloat16), "ieee"), "16-bit: odd columns too"
     col32 = torch.empty(130, 129).T

@@ -297,17 +297,19 @@ TF32X3_ODD_B_COPY_FROM_WORK = 512**3
 (``_odd_rows``). H200, 2026-11-28 (``bench-results/nvidia-h200/2026-11-28-odd-columns/call8-tf32x3.log``, the lab's
 measure, us, as it is -> copied): 513^3 83.3 -> 32.9, 513 x 513 x 512 59.2 -> 20.6, 577^3 93.9 -> 35.8 (cuBLAS SGEMM
 19.5-19.7 at 513); 385^3 20.6 -> 24.2, and products without odd rows lose by the copy (512^3 13.8 -> 17.5)."""
-TF32_COPY_MIN_SIDE = 128
-"""An operand is copied only where the product's other output side is at least this long (B: m, A: n), so that the
-copy's items are at most a 128th of the product's multiply-adds: 64 x 4096 x 4096 TF32 with its 4096 x 4096 B copied
-took 88.1 us against 57.1 without."""
+COPY_MIN_SIDE = 128
+"""An operand is copied for its layout (``_tf32_copies``) or its odd strides (``_odd_copies``) only where the product's
+other output side is at least this long (B: m, A: n), so that the copy's items are at most a 128th of the product's
+multiply-adds: 64 x 4096 x 4096 TF32 with its 4096 x 4096 B copied took 88.1 us against 57.1 without (the odd-stride
+copies follow it by that measure, not one of their own: a matrix-vector product reads its matrix once, and a copy
+would read and write it once more)."""
 
 
 def _tf32_copies(a: torch.Tensor, b: torch.Tensor, precision: str) -> tuple[bool, bool]:
     """Whether the tiles kernel's 2-D TF32 or 3xTF32 product ``a @ b`` first copies (A, B) K-major: an N-major B in
     both, an M-major A in TF32 only (3xTF32 on the tiles kernel ran as fast with it: 1000^3 43.3 us either way,
-    49.4 with the copy), from ``TF32_COPY_FROM_WORK`` and ``TF32_COPY_MIN_SIDE``; for 3xTF32 an N-major B with rows
-    of an odd stride from ``TF32X3_ODD_B_COPY_FROM_WORK``.
+    49.4 with the copy), from ``TF32_COPY_FROM_WORK`` and ``COPY_MIN_SIDE``; for 3xTF32 an N-major B with rows of an
+    odd stride (``_odd_copies``) from ``TF32X3_ODD_B_COPY_FROM_WORK``.
 
     Example:
         >>> x = torch.empty(1024, 1024)
@@ -321,10 +323,10 @@ def _tf32_copies(a: torch.Tensor, b: torch.Tensor, precision: str) -> tuple[bool
         return False, False
     (m, k), n = a.shape, b.shape[1]
     if m * n * k < TF32_COPY_FROM_WORK:
-        odd_b = precision == "tf32x3" and m * n * k >= TF32X3_ODD_B_COPY_FROM_WORK and _odd_rows(b, precision)
-        return False, odd_b and m >= TF32_COPY_MIN_SIDE
-    copy_a = precision == "tf32" and a.stride(1) != 1 and n >= TF32_COPY_MIN_SIDE
-    return copy_a, b.stride(0) != 1 and m >= TF32_COPY_MIN_SIDE
+        odd_b = precision == "tf32x3" and m * n * k >= TF32X3_ODD_B_COPY_FROM_WORK
+        return False, odd_b and _odd_copies(a, b, precision)[1]
+    copy_a = precision == "tf32" and a.stride(1) != 1 and n >= COPY_MIN_SIDE
+    return copy_a, b.stride(0) != 1 and m >= COPY_MIN_SIDE
 
 
 def _fma_b_k_major(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, precision: str) -> bool:
@@ -439,8 +441,8 @@ row-major, us, as they are -> padded): TF32 1201^3 48.4 -> 41.6, 1401^3 54.5 -> 
 
 def _padded(a: torch.Tensor, b: torch.Tensor, precision: str) -> bool:
     """Whether ``_launch_tiles`` reads the operands from padded copies (``_tiles_operands``): 2-D products with
-    k > THIN_K from PAD_FROM_WORK, and float32 FMA and 16-bit ones with rows that load element by element
-    (``_odd_rows``) from their PAD_ODD_FROM_WORK."""
+    k > THIN_K from PAD_FROM_WORK, and those of an arithmetic in PAD_ODD_FROM_WORK from its work there where an
+    operand loads element by element and is worth copying (``_odd_copies``)."""
     if a.ndim != 2 or b.ndim != 2:
         return False
     (m, k), n = a.shape, b.shape[1]
@@ -450,22 +452,35 @@ def _padded(a: torch.Tensor, b: torch.Tensor, precision: str) -> bool:
     if work >= PAD_FROM_WORK:
         return True
     arith = arithmetic(a.dtype, precision)
-    odd = _odd_rows(a, arith) or _odd_rows(b, arith)
-    return odd and work >= PAD_ODD_FROM_WORK.get(arith, PAD_FROM_WORK)
+    return work >= PAD_ODD_FROM_WORK.get(arith, PAD_FROM_WORK) and any(_odd_copies(a, b, arith))
+
+
+def _odd_copies(a: torch.Tensor, b: torch.Tensor, arith: str) -> tuple[bool, bool]:
+    """Whether the odd strides of A and of B (``_odd_rows``) are worth a copy: where the product's other output side
+    (n for A, m for B) is at least COPY_MIN_SIDE.
+
+    Example:
+        >>> x, y, v = torch.empty(1000, 1001), torch.empty(1001, 1000), torch.empty(1001, 1)
+        >>> _odd_copies(x, y, "ieee"), _odd_copies(x, v, "ieee"), _odd_copies(x, y[:, :100], "ieee")
+        ((True, False), (False, False), (False, False))
+    """
+    m, n = a.shape[0], b.shape[1]
+    return _odd_rows(a, arith) and n >= COPY_MIN_SIDE, _odd_rows(b, arith) and m >= COPY_MIN_SIDE
 
 
 def _odd_rows(t: torch.Tensor, arith: str) -> bool:
-    """Whether the 2-D ``t`` is row-major with an odd row stride (its rows start anywhere in a 16-byte word and load
-    element by element), or for a 16-bit product (``arith``) column-major with an odd column stride too.
+    """Whether the 2-D ``t`` is row-major with an odd row stride and rows of more than one element (its rows start
+    anywhere in a 16-byte word and load element by element), or for a 16-bit product (``arith``) column-major with an
+    odd column stride too.
 
     Example:
         >>> x = torch.empty(5, 7)
-        >>> _odd_rows(x, "ieee"), _odd_rows(x.T, "ieee"), _odd_rows(x.T, "16-bit"), _odd_rows(x[:, :6], "ieee")
-        (True, False, True, True)
+        >>> _odd_rows(x, "ieee"), _odd_rows(x.T, "ieee"), _odd_rows(x.T, "16-bit"), _odd_rows(x[:, :1], "ieee")
+        (True, False, True, False)
     """
     if arith == "16-bit" and t.stride(0) == 1:
         t = t.T
-    return t.stride(1) == 1 and t.stride(0) % 2 == 1
+    return t.shape[1] > 1 and t.stride(1) == 1 and t.stride(0) % 2 == 1
 
 
 _WORKSPACES: dict[tuple[torch.device, int, torch.dtype], torch.Tensor] = {}
@@ -518,7 +533,7 @@ def _tiles_operands(a: torch.Tensor, b: torch.Tensor, precision: str) -> tuple[t
         return a, b, m, n
     if a.element_size() == 2 and m * n * a.shape[1] < PAD_FROM_WORK:  # padded for its odd strides alone
         a_t, b_t = a.stride(1) != 1, b.stride(1) != 1  # copied as their transposes' rows, and stay as they are
-        copy_a, copy_b = _odd_rows(a, "16-bit"), _odd_rows(b, "16-bit")
+        copy_a, copy_b = _odd_copies(a, b, "16-bit")
         a_rows, b_rows = _padded_rows(a.T if a_t else a, b.T if b_t else b, copy_a, copy_b)
         a, b = a_rows.T if a_t else a_rows, b_rows.T if b_t else b_rows
         return a, b, a.stride(1) if copy_a and a_t else m, b.stride(0) if copy_b and not b_t else n
