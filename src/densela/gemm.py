@@ -309,7 +309,7 @@ def _tf32_copies(a: torch.Tensor, b: torch.Tensor, precision: str) -> tuple[bool
     """Whether the tiles kernel's 2-D TF32 or 3xTF32 product ``a @ b`` first copies (A, B) K-major: an N-major B in
     both, an M-major A in TF32 only (3xTF32 on the tiles kernel ran as fast with it: 1000^3 43.3 us either way,
     49.4 with the copy), from ``TF32_COPY_FROM_WORK`` and ``COPY_MIN_SIDE``; for 3xTF32 an N-major B with rows of an
-    odd stride (``_odd_copies``) from ``TF32X3_ODD_B_COPY_FROM_WORK``.
+    odd stride (``_odd_rows``) from ``TF32X3_ODD_B_COPY_FROM_WORK`` already.
 
     Example:
         >>> x = torch.empty(1024, 1024)
@@ -322,11 +322,11 @@ def _tf32_copies(a: torch.Tensor, b: torch.Tensor, precision: str) -> tuple[bool
     if a.ndim != 2 or b.ndim != 2 or a.dtype != torch.float32 or precision not in ("tf32", "tf32x3"):
         return False, False
     (m, k), n = a.shape, b.shape[1]
-    if m * n * k < TF32_COPY_FROM_WORK:
-        odd_b = precision == "tf32x3" and m * n * k >= TF32X3_ODD_B_COPY_FROM_WORK
-        return False, odd_b and _odd_copies(a, b, precision)[1]
-    copy_a = precision == "tf32" and a.stride(1) != 1 and n >= COPY_MIN_SIDE
-    return copy_a, b.stride(0) != 1 and m >= COPY_MIN_SIDE
+    work = m * n * k
+    odd_b = precision == "tf32x3" and _odd_rows(b, precision)
+    copy_a = precision == "tf32" and a.stride(1) != 1 and n >= COPY_MIN_SIDE and work >= TF32_COPY_FROM_WORK
+    b_from = min(TF32X3_ODD_B_COPY_FROM_WORK, TF32_COPY_FROM_WORK) if odd_b else TF32_COPY_FROM_WORK
+    return copy_a, b.stride(0) != 1 and m >= COPY_MIN_SIDE and work >= b_from
 
 
 def _fma_b_k_major(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, precision: str) -> bool:
